@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+#
+# Installs what building and testing this project needs on Debian 12 (run as root).
+# Idempotent and quiet when everything is already there; both README commands call it.
+set -euo pipefail
+
+# Ganesha's source comes from Debian's source package: enable the source index if absent.
+if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "setup-deps: enabling Debian source indexes (deb-src)"
+    cat > /etc/apt/sources.list.d/debian-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    need_update=1
+fi
+
+packages=(
+    # toolchain
+    build-essential cmake pkgconf bison flex rsync patch git
+    # Ganesha 4.3 build dependencies (ENVIRONMENT.md)
+    libdbus-1-dev libnfsidmap-dev libwbclient-dev libntirpc-dev libkrb5-dev libblkid-dev
+    libattr1-dev libacl1-dev liburcu-dev uuid-dev libcap-dev
+    # our code, tests and tools
+    libcmocka-dev libnfs-dev libnfs-utils libgtest-dev libbenchmark-dev
+    rpcbind dbus python3 python3-dbus procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ "${need_update:-0}" = 1 ] || [ ${#missing[@]} -gt 0 ] ||
+   ! ls /var/lib/apt/lists/*_source_Sources* >/dev/null 2>&1; then
+    echo "setup-deps: apt-get update"
+    apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup-deps: installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
