@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// A FLEXFILES export, the export operations, and the helpers every operation
+// uses to call into the sub-FSAL.
+#pragma once
+
+#include "config.hpp"
+#include "ganesha/ganesha.hpp"
+
+#include <utility>
+
+namespace flexfiles {
+
+struct Export : fsal_export {
+    explicit Export(config::ExportConfig cfg) : fsal_export{}, settings(std::move(cfg)) {}
+
+    // Fixed for the export's lifetime, so any thread may read it without a
+    // lock (update_export refuses to change it).
+    const config::ExportConfig settings;
+
+    // Next to come here: the data-server fleet (fleet/), the device ids for
+    // GETDEVICEINFO (layout/), the attribute cache (wcc/).
+
+    static Export* of(fsal_export* exp) noexcept { return static_cast<Export*>(exp); }
+};
+
+// The FLEXFILES export op_ctx names, or nullptr when op_ctx names none (a
+// handle released during shutdown). Every export and object operation is
+// entered with op_ctx->fsal_export set to the FLEXFILES export: that is how a
+// stacked FSAL finds its export, since object handles do not point to one.
+Export* current_export() noexcept;
+
+// Points op_ctx->fsal_export at `target` for the scope of the object and
+// restores what it was. Does nothing when op_ctx or target is null.
+class ExportSwitch {
+public:
+    explicit ExportSwitch(fsal_export* target) noexcept;
+    ~ExportSwitch();
+    ExportSwitch(const ExportSwitch&) = delete;
+    ExportSwitch& operator=(const ExportSwitch&) = delete;
+
+private:
+    fsal_export* saved_ = nullptr;
+    bool switched_ = false;
+};
+
+// Runs `call` the way a sub-FSAL expects to be called: with op_ctx naming its
+// own export (exp->sub_export). Returns what `call` returns.
+template <class Call> decltype(auto) sub_call(Export* exp, Call&& call) {
+    ExportSwitch in_sub(exp != nullptr ? exp->sub_export : nullptr);
+    return call();
+}
+
+fsal_status_t create_export(fsal_module* fsal_hdl, void* parse_node, config_error_type* err_type,
+                            const fsal_up_vector* up_ops) noexcept;
+fsal_status_t update_export(fsal_module* fsal_hdl, void* parse_node, config_error_type* err_type,
+                            fsal_export* original, fsal_module* updated_super) noexcept;
+
+} // namespace flexfiles

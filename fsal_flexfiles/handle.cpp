@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// FLEXFILES object handles and their namespace operations (lookup, create,
+// readdir, rename, attributes, ...). Each one calls the sub-FSAL with the
+// sub-FSAL's handles under the sub-FSAL's export, and wraps the handles it
+// returns.
+#include "handle.hpp"
+
+#include "module.hpp"
+
+namespace flexfiles {
+
+fsal_status_t adopt(Export* exp, fsal_status_t status, fsal_obj_handle* sub,
+                    fsal_obj_handle** out) noexcept {
+    *out = nullptr;
+    if (FSAL_IS_ERROR(status) || sub == nullptr || exp == nullptr) {
+        if (sub != nullptr) // a sub-FSAL that returned a handle with its error
+            sub_call(exp, [&] { sub->obj_ops->release(sub); });
+        if (!FSAL_IS_ERROR(status)) {
+            LogCrit(COMPONENT_FSAL, "FLEXFILES: %s",
+                    exp == nullptr ? "no FLEXFILES export in op_ctx"
+                                   : "the sub-FSAL returned no handle");
+            return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+        }
+        return status;
+    }
+
+    auto* handle = new Handle();
+    ff_gsh_obj_handle_init(handle, exp, sub->type);
+    handle->obj_ops = &the_module.handle_ops;
+    handle->sub = sub;
+    handle->fsid = sub->fsid;
+    handle->fileid = sub->fileid;
+    handle->fs = sub->fs;
+    handle->state_hdl = sub->state_hdl;
+    *out = handle;
+    return status;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Lifetime
+
+void release(fsal_obj_handle* obj_hdl) noexcept {
+    Handle* handle = Handle::of(obj_hdl);
+    fsal_obj_handle* sub = handle->sub;
+    // current_export() is null when Ganesha releases leftover handles at
+    // shutdown; the sub-FSAL is then called as it is, like MDCACHE does.
+    sub_call(current_export(), [&] { sub->obj_ops->release(sub); });
+    ff_gsh_obj_handle_fini(handle);
+    delete handle;
+}
+
+fsal_status_t merge(fsal_obj_handle* orig_hdl, fsal_obj_handle* dupe_hdl) noexcept {
+    fsal_obj_handle* orig = sub_of(orig_hdl);
+    return sub_call(current_export(), [&] { return orig->obj_ops->merge(orig, sub_of(dupe_hdl)); });
+}
+
+// ---------------------------------------------------------------------------
+// Names in directories
+
+fsal_status_t lookup(fsal_obj_handle* dir_hdl, const char* path, fsal_obj_handle** handle,
+                     fsal_attrlist* attrs_out) noexcept {
+    Export* exp = current_export();
+    fsal_obj_handle* dir = sub_of(dir_hdl);
+    fsal_obj_handle* sub_handle = nullptr;
+    fsal_status_t status =
+        sub_call(exp, [&] { return dir->obj_ops->lookup(dir, path, &sub_handle, attrs_out); });
+    return adopt(exp, status, sub_handle, handle);
+}
+
+// Readdir hands each entry to the layer above with a FLEXFILES handle, under
+// the FLEXFILES export, then returns to the sub-FSAL's export for the next.
+struct ReaddirState {
+    Export* exp;
+    fsal_readdir_cb upper_cb;
+    void* upper_state;
+};
+
+enum fsal_dir_result readdir_entry(const char* name, fsal_obj_handle* sub_handle,
+                                   fsal_attrlist* attrs, void* dir_state,
+                                   fsal_cookie_t cookie) noexcept {
+    auto* state = static_cast<ReaddirState*>(dir_state);
+    fsal_obj_handle* handle = nullptr;
+    if (FSAL_IS_ERROR(adopt(state->exp, fsalstat(ERR_FSAL_NO_ERROR, 0), sub_handle, &handle)))
+        return DIR_TERMINATE;
+    ExportSwitch to_upper(state->exp);
+    return state->upper_cb(name, handle, attrs, state->upper_state, cookie);
+}
+
+fsal_status_t readdir(fsal_obj_handle* dir_hdl, fsal_cookie_t* whence, void* dir_state,
+                      fsal_readdir_cb cb, attrmask_t attrmask, bool* eof) noexcept {
+    Export* exp = current_export();
+    fsal_obj_handle* dir = sub_of(dir_hdl);
+    ReaddirState state{exp, cb, dir_state};
+    return sub_call(exp, [&] {
+        return dir->obj_ops->readdir(dir, whence, &state, readdir_entry, attrmask, eof);
+    });
+}
+
+fsal_cookie_t compute_readdir_cookie(fsal_obj_handle* parent, const char* name) noexcept {
+    fsal_obj_handle* dir = sub_of(parent);
+    return sub_call(current_export(),
+                    [&] { return dir->obj_ops->compute_readdir_cookie(dir, name); });
+}
+
+int dirent_cmp(fsal_obj_handle* parent, const char* name1, fsal_cookie_t cookie1, const char* name2,
+               fsal_cookie_t cookie2) noexcept {
+    fsal_obj_handle* dir = sub_of(parent);
+    return sub_call(current_export(),
+                    [&] { return dir->obj_ops->dirent_cmp(dir, name1, cookie1, name2, cookie2); });
+}
+
+// ---------------------------------------------------------------------------
+// Creating and removing names. Regular files are created by open2 (file.cpp);
+// that is where data files will be placed on the data servers.
+
+fsal_status_t mkdir(fsal_obj_handle* dir_hdl, const char* name, fsal_attrlist* attrs_in,
+                    fsal_obj_handle** new_obj, fsal_attrlist* attrs_out) noexcept {
+    Export* exp = current_export();
+    fsal_obj_handle* dir = sub_of(dir_hdl);
+    fsal_obj_handle* sub_handle = nullptr;
+    fsal_status_t status = sub_call(
+        exp, [&] { return dir->obj_ops->mkdir(dir, name, attrs_in, &sub_handle, attrs_out); });
+    return adopt(exp, status, sub_handle, new_obj);
+}
+
+fsal_status_t mknode(fsal_obj_handle* dir_hdl, const char* name, object_file_type_t nodetype,
+                     fsal_attrlist* attrs_in, fsal_obj_handle** new_obj,
+                     fsal_attrlist* attrs_out) noexcept {
+    Export* exp = current_export();
+    fsal_obj_handle* dir = sub_of(dir_hdl);
+    fsal_obj_handle* sub_handle = nullptr;
+    fsal_status_t status = sub_call(exp, [&] {
+        return dir->obj_ops->mknode(dir, name, nodetype, attrs_in, &sub_handle, attrs_out);
+    });
+    return adopt(exp, status, sub_handle, new_obj);
+}
+
+fsal_status_t symlink(fsal_obj_handle* dir_hdl, const char* name, const char* link_path,
+                      fsal_attrlist* attrs_in, fsal_obj_handle** new_obj,
+                      fsal_attrlist* attrs_out) noexcept {
+    Export* exp = current_export();
+    fsal_obj_handle* dir = sub_of(dir_hdl);
+    fsal_obj_handle* sub_handle = nullptr;
+    fsal_status_t status = sub_call(exp, [&] {
+        return dir->obj_ops->symlink(dir, name, link_path, attrs_in, &sub_handle, attrs_out);
+    });
+    return adopt(exp, status, sub_handle, new_obj);
+}
+
+fsal_status_t readlink(fsal_obj_handle* obj_hdl, gsh_buffdesc* link_content,
+                       bool refresh) noexcept {
+    fsal_obj_handle* obj = sub_of(obj_hdl);
+    return sub_call(current_export(),
+                    [&] { return obj->obj_ops->readlink(obj, link_content, refresh); });
+}
+
+fsal_status_t link(fsal_obj_handle* obj_hdl, fsal_obj_handle* destdir_hdl,
+                   const char* name) noexcept {
+    fsal_obj_handle* obj = sub_of(obj_hdl);
+    return sub_call(current_export(),
+                    [&] { return obj->obj_ops->link(obj, sub_of(destdir_hdl), name); });
+}
+
+fsal_status_t rename(fsal_obj_handle* obj_hdl, fsal_obj_handle* olddir_hdl, const char* old_name,
+                     fsal_obj_handle* newdir_hdl, const char* new_name) noexcept {
+    fsal_obj_handle* olddir = sub_of(olddir_hdl);
+    return sub_call(current_export(), [&] {
+        return olddir->obj_ops->rename(sub_of(obj_hdl), olddir, old_name, sub_of(newdir_hdl),
+                                       new_name);
+    });
+}
+
+// Removing a regular file will also remove its data files (placement).
+fsal_status_t unlink(fsal_obj_handle* dir_hdl, fsal_obj_handle* obj_hdl,
+                     const char* name) noexcept {
+    fsal_obj_handle* dir = sub_of(dir_hdl);
+    return sub_call(current_export(),
+                    [&] { return dir->obj_ops->unlink(dir, sub_of(obj_hdl), name); });
+}
+
+// ---------------------------------------------------------------------------
+// Attributes and access. getattrs is where size and times will come from the
+// data files (wcc/ cache, fallback/ GETATTR) instead of the metadata file.
+
+fsal_status_t getattrs(fsal_obj_handle* obj_hdl, fsal_attrlist* attrs_out) noexcept {
+    fsal_obj_handle* obj = sub_of(obj_hdl);
+    return sub_call(current_export(), [&] { return obj->obj_ops->getattrs(obj, attrs_out); });
+}
+
+fsal_status_t test_access(fsal_obj_handle* obj_hdl, fsal_accessflags_t access_type,
+                          fsal_accessflags_t* allowed, fsal_accessflags_t* denied,
+                          bool owner_skip) noexcept {
+    fsal_obj_handle* obj = sub_of(obj_hdl);
+    return sub_call(current_export(), [&] {
+        return obj->obj_ops->test_access(obj, access_type, allowed, denied, owner_skip);
+    });
+}
+
+bool is_referral(fsal_obj_handle* obj_hdl, fsal_attrlist* attrs, bool cache_attrs) noexcept {
+    fsal_obj_handle* obj = sub_of(obj_hdl);
+    return sub_call(current_export(),
+                    [&] { return obj->obj_ops->is_referral(obj, attrs, cache_attrs); });
+}
+
+// ---------------------------------------------------------------------------
+// Filehandles and keys: the sub-FSAL's, unchanged.
+
+fsal_status_t handle_to_wire(const fsal_obj_handle* obj_hdl, fsal_digesttype_t output_type,
+                             gsh_buffdesc* fh_desc) noexcept {
+    const fsal_obj_handle* obj = Handle::of(obj_hdl)->sub;
+    return sub_call(current_export(),
+                    [&] { return obj->obj_ops->handle_to_wire(obj, output_type, fh_desc); });
+}
+
+void handle_to_key(fsal_obj_handle* obj_hdl, gsh_buffdesc* fh_desc) noexcept {
+    fsal_obj_handle* obj = sub_of(obj_hdl);
+    sub_call(current_export(), [&] { obj->obj_ops->handle_to_key(obj, fh_desc); });
+}
+
+bool handle_cmp(fsal_obj_handle* obj_hdl1, fsal_obj_handle* obj_hdl2) noexcept {
+    if (obj_hdl1 == nullptr || obj_hdl2 == nullptr)
+        return false;
+    if (obj_hdl1 == obj_hdl2)
+        return true;
+    fsal_obj_handle* obj1 = sub_of(obj_hdl1);
+    return sub_call(current_export(),
+                    [&] { return obj1->obj_ops->handle_cmp(obj1, sub_of(obj_hdl2)); });
+}
+
+#if FSAL_MAJOR_VERSION >= 12 && !FF_FSAL_HAS_LAYOUT_WCC
+#pragma message(                                                                                   \
+    "FLEXFILES: FSAL API >= 12 has layout_wcc; wire it (FF_FSAL_HAS_LAYOUT_WCC in ganesha/ganesha.hpp)")
+#endif
+
+#if FF_FSAL_HAS_LAYOUT_WCC
+// ---------------------------------------------------------------------------
+// LAYOUT_WCC (RFC 9766): the client reports the data files' post-operation
+// attributes. wcc/ will decode the ff_layout_wcc4 body and update the
+// attribute cache; until then the operation is not supported, and
+// fs_supports() says so.
+// TODO(lead): match the signature of fsal_obj_ops::layout_wcc in the
+// patched fsal_api.h (this one is a guess).
+fsal_status_t layout_wcc(fsal_obj_handle* obj_hdl, XDR* lowa_body,
+                         const struct fsal_layout_wcc_arg* arg) noexcept {
+    (void)obj_hdl;
+    (void)lowa_body;
+    (void)arg;
+    return fsalstat(ERR_FSAL_NOTSUPP, 0);
+}
+#endif
+
+} // namespace
+
+void init_handle_ops(fsal_obj_ops& ops) noexcept {
+    ff_gsh_default_obj_ops_init(&ops);
+
+    // get_ref/put_ref keep the defaults: MDCACHE above counts references, and
+    // each FLEXFILES handle lives exactly as long as the entry that holds it.
+    ops.release = release;
+    ops.merge = merge;
+    ops.lookup = lookup;
+    ops.readdir = readdir;
+    ops.compute_readdir_cookie = compute_readdir_cookie;
+    ops.dirent_cmp = dirent_cmp;
+    ops.mkdir = mkdir;
+    ops.mknode = mknode;
+    ops.symlink = symlink;
+    ops.readlink = readlink;
+    ops.test_access = test_access;
+    ops.getattrs = getattrs;
+    ops.link = link;
+    ops.rename = rename;
+    ops.unlink = unlink;
+    ops.handle_to_wire = handle_to_wire;
+    ops.handle_to_key = handle_to_key;
+    ops.handle_cmp = handle_cmp;
+    ops.is_referral = is_referral;
+
+    // pNFS MDS: layoutget, layoutreturn and layoutcommit are this FSAL's,
+    // never the sub-FSAL's (its layouts would name the wrong servers); layout/
+    // sets them here. Until then the defaults answer (LAYOUTGET:
+    // NFS4ERR_LAYOUTUNAVAILABLE, the others NFS4ERR_NOTSUPP).
+#if FF_FSAL_HAS_LAYOUT_WCC
+    ops.layout_wcc = layout_wcc;
+#endif
+
+    init_file_ops(ops);
+    init_xattr_ops(ops);
+}
+
+} // namespace flexfiles
