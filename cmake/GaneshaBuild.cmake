@@ -10,7 +10,11 @@
 
 include(ExternalProject)
 
-set(GANESHA_BINARY_DIR "${CMAKE_BINARY_DIR}/ganesha/build")
+if(FF_GANESHA_TREE)
+    set(GANESHA_BINARY_DIR "${FF_GANESHA_TREE}/build")
+else()
+    set(GANESHA_BINARY_DIR "${CMAKE_BINARY_DIR}/ganesha/build")
+endif()
 set(FF_PLUGINS_DIR "${CMAKE_BINARY_DIR}/plugins")
 
 set(GANESHA_CMAKE_ARGS
@@ -27,6 +31,10 @@ set(GANESHA_CMAKE_ARGS
     -DUSE_RADOS_RECOV=OFF -DRADOS_URLS=OFF -DUSE_LTTNG=OFF -DUSE_GUI_ADMIN_TOOLS=OFF
     "-DFFWCC_PROTOCOLS_DIR=${PROJECT_SOURCE_DIR}/protocols")
 
+if(FF_GANESHA_TREE)
+    # Built elsewhere: nothing to do here.
+    add_custom_target(ganesha)
+else()
 ExternalProject_Add(ganesha
     SOURCE_DIR "${GANESHA_SOURCE_DIR}"
     BINARY_DIR "${GANESHA_BINARY_DIR}"
@@ -34,7 +42,9 @@ ExternalProject_Add(ganesha
     # make decides what is out of date; unchanged, this step takes a couple of seconds.
     BUILD_ALWAYS ON
     INSTALL_COMMAND ""
-    BUILD_BYPRODUCTS "${GANESHA_BINARY_DIR}/ganesha.nfsd")
+    BUILD_BYPRODUCTS "${GANESHA_BINARY_DIR}/ganesha.nfsd"
+                     "${GANESHA_BINARY_DIR}/MainNFSD/libganesha_nfsd.so")
+endif()
 
 add_library(ganesha_headers INTERFACE)
 add_dependencies(ganesha_headers ganesha)
