@@ -5,6 +5,8 @@
 // operation that is about the metadata namespace is the sub-FSAL's answer;
 // the pNFS MDS operations are this FSAL's own (see "pNFS MDS" below).
 #include "export.hpp"
+#include "layout/layout_ops.hpp"
+#include "wcc/wcc_ops.hpp"
 
 #include "handle.hpp"
 #include "module.hpp"
@@ -174,17 +176,13 @@ bool fs_supports(fsal_export* exp_hdl, fsal_fsinfo_options_t option) noexcept {
     switch (option) {
     case fso_pnfs_mds_supported:
         // This FSAL's own answer, never the sub-FSAL's (whose layouts would
-        // name the wrong servers). True once layout/ can grant ff_layout4.
-        return false;
+        // name the wrong servers).
+        return layout::export_grants_layouts(Export::of(exp_hdl));
     case fso_pnfs_ds_supported:
         // The data servers are separate NFSv3 servers; this one is the MDS.
         return false;
-#if FF_FSAL_HAS_LAYOUT_WCC
     case fso_layout_wcc:
-        // TODO(lead): true once handle.cpp's layout_wcc applies the
-        // attributes (wcc/); until then LAYOUT_WCC answers NFS4ERR_NOTSUPP.
-        return false;
-#endif
+        return wcc::export_supports_layout_wcc(Export::of(exp_hdl));
     default:
         break;
     }
@@ -292,6 +290,7 @@ bool is_superuser(fsal_export* exp_hdl, const user_cred* creds) noexcept {
 }
 
 void init_export_ops(export_ops& ops) noexcept {
+    layout::init_layout_export_ops(ops);
     // get_name keeps the default: the export is a FLEXFILES export.
     ops.release = release;
     ops.prepare_unexport = prepare_unexport;

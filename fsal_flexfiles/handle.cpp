@@ -5,6 +5,8 @@
 // sub-FSAL's handles under the sub-FSAL's export, and wraps the handles it
 // returns.
 #include "handle.hpp"
+#include "layout/layout_ops.hpp"
+#include "wcc/wcc_ops.hpp"
 
 #include "module.hpp"
 
@@ -230,32 +232,13 @@ bool handle_cmp(fsal_obj_handle* obj_hdl1, fsal_obj_handle* obj_hdl2) noexcept {
                     [&] { return obj1->obj_ops->handle_cmp(obj1, sub_of(obj_hdl2)); });
 }
 
-#if FSAL_MAJOR_VERSION >= 12 && !FF_FSAL_HAS_LAYOUT_WCC
-#pragma message(                                                                                   \
-    "FLEXFILES: FSAL API >= 12 has layout_wcc; wire it (FF_FSAL_HAS_LAYOUT_WCC in ganesha/ganesha.hpp)")
-#endif
-
-#if FF_FSAL_HAS_LAYOUT_WCC
-// ---------------------------------------------------------------------------
-// LAYOUT_WCC (RFC 9766): the client reports the data files' post-operation
-// attributes. wcc/ will decode the ff_layout_wcc4 body and update the
-// attribute cache; until then the operation is not supported, and
-// fs_supports() says so.
-// TODO(lead): match the signature of fsal_obj_ops::layout_wcc in the
-// patched fsal_api.h (this one is a guess).
-fsal_status_t layout_wcc(fsal_obj_handle* obj_hdl, XDR* lowa_body,
-                         const struct fsal_layout_wcc_arg* arg) noexcept {
-    (void)obj_hdl;
-    (void)lowa_body;
-    (void)arg;
-    return fsalstat(ERR_FSAL_NOTSUPP, 0);
-}
-#endif
-
 } // namespace
 
 void init_handle_ops(fsal_obj_ops& ops) noexcept {
     ff_gsh_default_obj_ops_init(&ops);
+    // pNFS (layout/) and LAYOUT_WCC (wcc/) install their own object methods.
+    layout::init_layout_obj_ops(ops);
+    wcc::init_wcc_obj_ops(ops);
 
     // get_ref/put_ref keep the defaults: MDCACHE above counts references, and
     // each FLEXFILES handle lives exactly as long as the entry that holds it.

@@ -3,6 +3,7 @@
 // Registration of the FLEXFILES FSAL with Ganesha (libfsalflexfiles.so,
 // loaded for `FSAL { Name = FLEXFILES; }`) and the module-level operations.
 #include "module.hpp"
+#include "layout/layout_ops.hpp"
 
 #include "export.hpp"
 #include "handle.hpp"
@@ -47,9 +48,8 @@ extern "C" MODULE_INIT void flexfiles_fsal_init(void) {
     fsal->m_ops.init_config = init_config;
     fsal->m_ops.create_export = create_export;
     fsal->m_ops.update_export = update_export;
-    // pNFS MDS, module level: getdeviceinfo (ff_device_addr4 for a data
-    // server) and fs_da_addr_size are set here by layout/. Until then the
-    // defaults answer NFS4ERR_NOTSUPP and 0.
+    // pNFS MDS, module level: GETDEVICEINFO and the device address size.
+    layout::init_layout_module_ops(fsal->m_ops);
 
     init_handle_ops(the_module.handle_ops);
 }
