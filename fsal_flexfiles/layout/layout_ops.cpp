@@ -9,4 +9,6 @@ void init_layout_module_ops(fsal_ops&) noexcept {}
 void init_layout_export_ops(export_ops&) noexcept {}
 void init_layout_obj_ops(fsal_obj_ops&) noexcept {}
 
+void on_open(Export&, Handle&, struct state_t*, fsal_openflags_t) noexcept {}
+
 } // namespace flexfiles::layout

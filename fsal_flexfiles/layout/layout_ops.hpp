@@ -9,7 +9,8 @@
 
 namespace flexfiles {
 struct Export;
-}
+struct Handle;
+} // namespace flexfiles
 
 namespace flexfiles::layout {
 
@@ -19,5 +20,10 @@ bool export_grants_layouts(const Export* exp) noexcept;
 void init_layout_module_ops(fsal_ops& ops) noexcept;
 void init_layout_export_ops(export_ops& ops) noexcept;
 void init_layout_obj_ops(fsal_obj_ops& ops) noexcept;
+
+// file.cpp's open2 calls this after a successful open of a regular file: an open that
+// conflicts with another client's layout recalls that layout and fences its data files.
+void on_open(Export& exp, Handle& handle, struct state_t* open_state,
+             fsal_openflags_t openflags) noexcept;
 
 } // namespace flexfiles::layout
