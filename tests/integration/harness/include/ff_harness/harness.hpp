@@ -5,6 +5,7 @@
 
 #include "ff_harness/cluster.hpp"
 #include "ff_harness/dbus_daemon.hpp"
+#include "ff_harness/flexfiles_config.hpp"
 #include "ff_harness/ganesha_server.hpp"
 #include "ff_harness/nfs3_client.hpp"
 #include "ff_harness/process.hpp"

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The FSAL block of a FLEXFILES metadata-server export over the cluster's data servers:
+// one config text for every test that makes the MDS a flex-files MDS.
+//
+//   ClusterOptions o;
+//   o.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
+//       mds.exports[0].fsal = flexfiles_fsal_block(ds, {.mirrors = 2});
+//   };
+#pragma once
+
+#include "ff_harness/cluster.hpp"
+
+#include <string>
+#include <vector>
+
+namespace flexfiles::harness {
+
+struct FlexfilesOptions {
+    unsigned mirrors = 1;
+    // Extra lines inside the FLEXFILES block (Trust_WCC, WCC_Max_Age, Layout_Store, ...).
+    std::string extra;
+    // Which data servers to list (indexes into the cluster's); empty: all of them.
+    std::vector<unsigned> only;
+};
+
+// FSAL { Name = FLEXFILES; FSAL { Name = VFS; } Mirrors = ...; Data_Server {...} ... }
+// Data server i gets Id = i + 1.
+std::string flexfiles_fsal_block(const std::vector<DataServerInfo>& ds,
+                                 const FlexfilesOptions& options = {});
+
+} // namespace flexfiles::harness
