@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Benchmarks of the WCC attribute cache (fsal_flexfiles/wcc): lookup, merged view (what a
+// GETATTR costs) and update (a one-entry LAYOUT_WCC), at 1k, 100k and 1M cached data files,
+// with 1 and 2 threads; and the memory one cached data file costs, measured (mallinfo2 and
+// RSS before/after filling a fresh cache), not estimated.
+//
+//   bench_wcc_cache --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//
+// Keys are uniformly random over the whole table, so at 1M files every lookup misses the
+// CPU caches: that is the worst case, a real GETATTR load is far more local.
+#include "wcc/attr_cache.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <benchmark/benchmark.h>
+#include <cstdint>
+#include <cstdio>
+#include <malloc.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <span>
+#include <unistd.h>
+#include <vector>
+
+using namespace flexfiles::wcc;
+
+namespace {
+
+constexpr DataFileSlot kM0{0, 0};
+constexpr DataFileSlot kM1{1, 0};
+
+DsAttrs attrs_at(std::int64_t t) {
+    DsAttrs a;
+    a.size = static_cast<std::uint64_t>(t) & 0xFFFFFF;
+    a.space_used = 4096;
+    a.atime = a.mtime = a.ctime = NfsTime{t};
+    a.uid = a.gid = 7000;
+    a.mode = 0100640;
+    a.valid = kAttrsAll;
+    return a;
+}
+
+// One cache per size, filled once (single data file per file), shared by the benchmarks.
+AttrCache& cache_of(std::size_t files) {
+    static std::mutex mu;
+    static std::map<std::size_t, std::unique_ptr<AttrCache>> caches;
+    std::lock_guard lock(mu);
+    auto& c = caches[files];
+    if (!c) {
+        c = std::make_unique<AttrCache>(files);
+        for (std::size_t f = 0; f < files; ++f) {
+            const std::array<WccReport, 1> r{WccReport{kM0, attrs_at(1)}};
+            c->apply_wcc(f, Iomode::ReadWrite, r);
+        }
+        AttrCache::wait_for_reclaim(); // let background resizes settle
+    }
+    return *c;
+}
+
+struct Rng {
+    std::uint64_t x;
+    std::uint64_t next() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    }
+};
+
+void BM_Lookup(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const AttrCache& cache = cache_of(n);
+    Rng rng{0x9e3779b97f4a7c15ull * (state.thread_index() + 1)};
+    for (auto _ : state) {
+        auto d = cache.lookup(DataFileKey{rng.next() % n, kM0});
+        benchmark::DoNotOptimize(d);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+// The same 1M-file cache, but the lookups stay on 1k hot files (GETATTRs on busy files):
+// the cost of the structure itself, without a DRAM miss per step.
+void BM_LookupHot(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const AttrCache& cache = cache_of(n);
+    Rng rng{0x27d4eb2full * (state.thread_index() + 1)};
+    for (auto _ : state) {
+        auto d = cache.lookup(DataFileKey{(rng.next() % 1000) * (n / 1000), kM0});
+        benchmark::DoNotOptimize(d);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Merged(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const AttrCache& cache = cache_of(n);
+    Rng rng{0x85ebca6bull * (state.thread_index() + 1)};
+    for (auto _ : state) {
+        auto m = cache.merged(rng.next() % n);
+        benchmark::DoNotOptimize(m);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Update(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    AttrCache& cache = cache_of(n);
+    Rng rng{0xc2b2ae35ull * (state.thread_index() + 1)};
+    // Strictly increasing ctimes (shared by the threads) so every update is applied.
+    static std::atomic<std::int64_t> clock{1000};
+    std::uint64_t applied = 0;
+    for (auto _ : state) {
+        const std::array<WccReport, 1> r{
+            WccReport{kM0, attrs_at(clock.fetch_add(1, std::memory_order_relaxed))}};
+        applied += cache.apply_wcc(rng.next() % n, Iomode::ReadWrite, r).applied;
+    }
+    state.SetItemsProcessed(state.iterations());
+    state.counters["applied_pct"] = benchmark::Counter(100.0 * static_cast<double>(applied) /
+                                                           static_cast<double>(state.iterations()),
+                                                       benchmark::Counter::kAvgThreads);
+}
+
+// The machine's latency for one dependent random load over a working set of range(0) bytes
+// (a shuffled pointer chain): the yardstick for the lookups above, which chase three such
+// pointers (bucket, node, snapshot) when the table does not fit in the CPU caches.
+void BM_DependentLoad(benchmark::State& state) {
+    struct alignas(64) Line {
+        std::size_t next;
+    };
+    const std::size_t n = static_cast<std::size_t>(state.range(0)) / sizeof(Line);
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(42));
+    std::vector<Line> lines(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        lines[order[i]].next = order[(i + 1) % n];
+    }
+    std::size_t p = 0;
+    for (auto _ : state) {
+        p = lines[p].next;
+        benchmark::DoNotOptimize(p);
+    }
+}
+
+// Bytes per cached data file: heap in use (mallinfo2, incl. mmapped chunks) and resident
+// set, before and after filling a fresh cache with `files` files of `mirrors` data files.
+long rss_bytes() {
+    long pages = 0, resident = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) {
+            resident = 0;
+        }
+        std::fclose(f);
+    }
+    return resident * sysconf(_SC_PAGESIZE);
+}
+
+std::size_t heap_bytes() {
+    const struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+void BM_MemoryPerDataFile(benchmark::State& state) {
+    const auto files = static_cast<std::size_t>(state.range(0));
+    const auto mirrors = static_cast<std::size_t>(state.range(1));
+    double heap_per = 0, rss_per = 0;
+    for (auto _ : state) {
+        AttrCache::wait_for_reclaim();
+        malloc_trim(0);
+        const std::size_t heap0 = heap_bytes();
+        const long rss0 = rss_bytes();
+        auto cache = std::make_unique<AttrCache>(files);
+        for (std::size_t f = 0; f < files; ++f) {
+            const std::array<WccReport, 2> r{WccReport{kM0, attrs_at(1)},
+                                             WccReport{kM1, attrs_at(1)}};
+            cache->apply_wcc(f, Iomode::ReadWrite, std::span(r.data(), mirrors));
+        }
+        AttrCache::wait_for_reclaim();
+        const double data_files = static_cast<double>(files * mirrors);
+        heap_per = static_cast<double>(heap_bytes() - heap0) / data_files;
+        rss_per = static_cast<double>(rss_bytes() - rss0) / data_files;
+        state.PauseTiming();
+        cache.reset();
+        state.ResumeTiming();
+    }
+    state.counters["heap_B_per_data_file"] = heap_per;
+    state.counters["rss_B_per_data_file"] = rss_per;
+}
+
+} // namespace
+
+BENCHMARK(BM_Lookup)
+    ->Arg(1'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_LookupHot)->Arg(1'000'000)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Merged)
+    ->Arg(1'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_Update)
+    ->Arg(1'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_DependentLoad)->Arg(32 << 10)->Arg(1 << 20)->Arg(64 << 20)->Arg(256 << 20);
+BENCHMARK(BM_MemoryPerDataFile)
+    ->Args({1'000'000, 1})
+    ->Args({500'000, 2})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
