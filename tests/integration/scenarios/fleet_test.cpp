@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The data-server fleet (fsal_flexfiles/fleet) against real NFSv3 data servers: three
+// ganesha.nfsd (FSAL VFS, NFSv3 only) started by the harness's Cluster. No MDS is needed:
+// the fleet is what the MDS uses to reach the data servers.
+//
+// Checks: the full operation set with post-op attributes, 200 concurrent requests from 4
+// threads, placement over live servers, a frozen server (SIGSTOP) timing requests out by
+// their deadline and going Suspect then Down and Up again after SIGCONT, and a restarted
+// server being reconnected.
+#include "ff_harness/harness.hpp"
+#include "fleet/fleet.h"
+#include "fleet/naming.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <mutex>
+#include <sys/stat.h>
+#include <thread>
+
+using namespace flexfiles::fleet;
+using namespace std::chrono_literals;
+namespace harness = flexfiles::harness;
+
+namespace {
+
+// Short timings so that failure detection fits in a test.
+DataServerConfig config_for(const harness::DataServerInfo& info) {
+    DataServerConfig c;
+    c.id = info.index + 1;
+    c.host = info.address;
+    c.export_path = info.export_path.string();
+    c.nfs_port = info.nfs_port;
+    c.mount_port = info.mnt_port;
+    c.request_timeout = 3000ms;
+    c.connect_timeout = 1000ms;
+    c.probe_interval = 200ms;
+    c.probe_timeout = 200ms;
+    c.down_after = 3;
+    c.backoff_initial = 50ms;
+    c.backoff_max = 400ms;
+    c.log = [](LogLevel lvl, std::string_view msg) {
+        if (lvl >= LogLevel::info)
+            std::fprintf(stderr, "fleet: %.*s\n", static_cast<int>(msg.size()), msg.data());
+    };
+    return c;
+}
+
+template <class Pred> bool wait_until(Pred p, std::chrono::milliseconds limit) {
+    auto end = Clock::now() + limit;
+    while (Clock::now() < end) {
+        if (p())
+            return true;
+        std::this_thread::sleep_for(10ms);
+    }
+    return p();
+}
+
+std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed) {
+    std::vector<std::uint8_t> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+        v[i] = static_cast<std::uint8_t>(seed + i * 7 + (i >> 8));
+    return v;
+}
+
+// kill(SIGSTOP) returns before every thread of the target has stopped; wait until
+// /proc says all of them are (state 'T'), so no request is answered after this returns.
+bool wait_all_threads_stopped(pid_t pid, std::chrono::milliseconds limit) {
+    namespace fs = std::filesystem;
+    return wait_until(
+        [&] {
+            std::error_code ec;
+            const fs::path tasks = "/proc/" + std::to_string(pid) + "/task";
+            bool any = false;
+            for (const auto& t : fs::directory_iterator(tasks, ec)) {
+                std::ifstream f(t.path() / "stat");
+                std::string line;
+                std::getline(f, line);
+                auto close = line.rfind(')');
+                if (close == std::string::npos || close + 2 >= line.size())
+                    return false;
+                char state = line[close + 2];
+                if (state != 'T' && state != 't')
+                    return false;
+                any = true;
+            }
+            return any && !ec;
+        },
+        limit);
+}
+
+std::string what(const DsStatus& st) {
+    return std::string(to_string(st.code)) + ": " + st.message;
+}
+
+class FleetTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        harness::ClusterOptions o;
+        o.data_servers = 3;
+        o.start_mds = false;
+        cluster_ = std::make_unique<harness::Cluster>(o);
+    }
+    static void TearDownTestSuite() { cluster_.reset(); }
+
+    void SetUp() override {
+        // A test that froze or stopped a server must not leave it that way for the next.
+        for (unsigned i = 0; i < cluster_->ds_count(); ++i) {
+            auto& s = cluster_->ds(i);
+            s.signal(SIGCONT);
+            if (!s.running())
+                s.start();
+        }
+        for (const auto& info : cluster_->ds_info())
+            ASSERT_TRUE(fleet_.add(config_for(info)).ok());
+        for (const auto& ds : fleet_.servers())
+            ASSERT_TRUE(wait_until([&] { return ds->health() == Health::up; }, 5000ms))
+                << ds->label() << " never came Up";
+    }
+
+    std::shared_ptr<DataServer> ds(unsigned index) { return fleet_.find(index + 1); }
+
+    static std::unique_ptr<harness::Cluster> cluster_;
+    Fleet fleet_;
+};
+
+std::unique_ptr<harness::Cluster> FleetTest::cluster_;
+
+TEST_F(FleetTest, RoundTripWithPostOpAttributes) {
+    auto d = ds(0);
+    const std::string name = data_file_name(0x1234, 0);
+    (void)d->remove(name).get(); // leftover from an earlier run
+
+    CreateArgs ca;
+    ca.name = name;
+    ca.mode = CreateMode::guarded;
+    ca.attrs.mode = 0640;
+    ca.attrs.uid = 1234;
+    ca.attrs.gid = 567;
+    auto cr = d->create(ca).get();
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    ASSERT_FALSE(cr.value.fh.empty());
+    ASSERT_TRUE(cr.value.attrs.has_value());
+    EXPECT_EQ(cr.value.attrs->mode, 0640u);
+    EXPECT_EQ(cr.value.attrs->uid, 1234u);
+    EXPECT_EQ(cr.value.attrs->gid, 567u);
+    EXPECT_EQ(cr.value.attrs->size, 0u);
+    EXPECT_EQ(cr.value.attrs->type, 1u); // NF3REG
+    const DsFh fh = cr.value.fh;
+
+    // Guarded create of an existing name: NFS3ERR_EXIST (17), named in the message.
+    auto again = d->create(ca).get();
+    EXPECT_EQ(again.status.code, DsErrc::nfs);
+    EXPECT_EQ(again.status.nfs3, 17u);
+    EXPECT_NE(again.status.message.find("NFS3ERR_EXIST"), std::string::npos);
+    EXPECT_NE(again.status.message.find(name), std::string::npos);
+
+    // The file is where an operator would look for it, with the owner we asked for.
+    const auto on_disk = cluster_->ds_info()[0].export_path / name;
+    struct stat st {};
+    ASSERT_EQ(::stat(on_disk.c_str(), &st), 0) << on_disk;
+    EXPECT_EQ(st.st_uid, 1234u);
+
+    auto a = pattern(64 * 1024, 1);
+    auto w1 = d->write(fh, 0, a, StableHow::unstable).get();
+    ASSERT_TRUE(w1.ok()) << what(w1.status);
+    EXPECT_EQ(w1.value.count, a.size());
+    ASSERT_TRUE(w1.value.attrs.has_value());
+    EXPECT_EQ(w1.value.attrs->size, a.size());
+    EXPECT_EQ(w1.value.attrs->uid, 1234u);
+
+    auto b = pattern(4096, 9);
+    auto w2 = d->write(fh, a.size(), b, StableHow::file_sync).get();
+    ASSERT_TRUE(w2.ok()) << what(w2.status);
+    EXPECT_EQ(w2.value.committed, StableHow::file_sync);
+    ASSERT_TRUE(w2.value.attrs.has_value());
+    EXPECT_EQ(w2.value.attrs->size, a.size() + b.size());
+    EXPECT_GT(w2.value.attrs->used, 0u); // space_used: data reached the disk
+    EXPECT_GE(w2.value.attrs->mtime, w1.value.attrs->mtime);
+    EXPECT_EQ(w2.value.verifier, w1.value.verifier); // same server instance
+
+    auto r = d->read(fh, 0, static_cast<std::uint32_t>(a.size() + b.size() + 100)).get();
+    ASSERT_TRUE(r.ok()) << what(r.status);
+    EXPECT_TRUE(r.value.eof);
+    ASSERT_EQ(r.value.data.size(), a.size() + b.size());
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), r.value.data.begin()));
+    EXPECT_TRUE(std::equal(b.begin(), b.end(), r.value.data.begin() + a.size()));
+    ASSERT_TRUE(r.value.attrs.has_value());
+    EXPECT_EQ(r.value.attrs->size, a.size() + b.size());
+
+    auto c = d->commit(fh, 0, 0).get();
+    ASSERT_TRUE(c.ok()) << what(c.status);
+    EXPECT_EQ(c.value.verifier, w1.value.verifier);
+    ASSERT_TRUE(c.value.attrs.has_value());
+    EXPECT_EQ(c.value.attrs->size, a.size() + b.size());
+
+    auto g = d->getattr(fh).get();
+    ASSERT_TRUE(g.ok()) << what(g.status);
+    EXPECT_EQ(g.value.size, a.size() + b.size());
+    EXPECT_EQ(g.value.mtime, w2.value.attrs->mtime);
+    EXPECT_EQ(g.value.ctime, c.value.attrs->ctime);
+
+    // Fencing-style ownership change, then a truncate.
+    SetAttrs chown;
+    chown.uid = 4321;
+    chown.gid = 765;
+    auto s1 = d->setattr(fh, chown).get();
+    ASSERT_TRUE(s1.ok()) << what(s1.status);
+    ASSERT_TRUE(s1.value.attrs.has_value());
+    EXPECT_EQ(s1.value.attrs->uid, 4321u);
+    EXPECT_EQ(s1.value.attrs->gid, 765u);
+    EXPECT_GE(s1.value.attrs->ctime, g.value.ctime);
+    SetAttrs trunc;
+    trunc.size = 100;
+    trunc.mode = 0600;
+    auto s2 = d->setattr(fh, trunc).get();
+    ASSERT_TRUE(s2.ok()) << what(s2.status);
+    EXPECT_EQ(s2.value.attrs->size, 100u);
+    EXPECT_EQ(s2.value.attrs->mode, 0600u);
+    auto g2 = d->getattr(fh).get();
+    ASSERT_TRUE(g2.ok());
+    EXPECT_EQ(g2.value.uid, 4321u);
+    EXPECT_EQ(g2.value.size, 100u);
+    ASSERT_EQ(::stat(on_disk.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, 4321u);
+    EXPECT_EQ(st.st_size, 100);
+
+    auto l = d->lookup(name).get();
+    ASSERT_TRUE(l.ok()) << what(l.status);
+    EXPECT_EQ(l.value.fh, fh);
+    ASSERT_TRUE(l.value.attrs.has_value());
+    EXPECT_EQ(l.value.attrs->fileid, g2.value.fileid);
+
+    auto rm = d->remove(name).get();
+    ASSERT_TRUE(rm.ok()) << what(rm.status);
+    auto gone = d->lookup(name).get();
+    EXPECT_EQ(gone.status.code, DsErrc::nfs);
+    EXPECT_EQ(gone.status.nfs3, 2u); // NOENT
+    auto stale = d->getattr(fh).get();
+    EXPECT_EQ(stale.status.code, DsErrc::nfs); // STALE
+    EXPECT_FALSE(std::filesystem::exists(on_disk));
+}
+
+TEST_F(FleetTest, ExclusiveCreateIsIdempotentAndSetsAttributes) {
+    auto d = ds(1);
+    const std::string name = data_file_name(0xabcdef, 2);
+    (void)d->remove(name).get();
+    CreateArgs ca;
+    ca.name = name;
+    ca.mode = CreateMode::exclusive;
+    ca.verifier = {1, 2, 3, 4, 5, 6, 7, 8};
+    ca.attrs.mode = 0604;
+    ca.attrs.uid = 2000;
+    ca.attrs.gid = 2001;
+    auto first = d->create(ca).get();
+    ASSERT_TRUE(first.ok()) << what(first.status);
+    ASSERT_TRUE(first.value.attrs.has_value());
+    EXPECT_EQ(first.value.attrs->mode, 0604u);
+    EXPECT_EQ(first.value.attrs->uid, 2000u);
+    EXPECT_EQ(first.value.attrs->gid, 2001u);
+
+    // A retransmission (same verifier) succeeds with the same file.
+    auto retry = d->create(ca).get();
+    ASSERT_TRUE(retry.ok()) << what(retry.status);
+    EXPECT_EQ(retry.value.fh, first.value.fh);
+
+    // Another creator (other verifier) is refused.
+    ca.verifier = {9, 9, 9, 9, 9, 9, 9, 9};
+    auto other = d->create(ca).get();
+    EXPECT_EQ(other.status.code, DsErrc::nfs);
+    EXPECT_EQ(other.status.nfs3, 17u);
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
+TEST_F(FleetTest, TwoHundredConcurrentRequestsFromFourThreads) {
+    // One data file per data server, then 4 threads x 50 requests spread over them.
+    std::vector<DsFh> fhs;
+    for (unsigned i = 0; i < 3; ++i) {
+        auto d = ds(i);
+        std::string name = data_file_name(0x200 + i, 0);
+        (void)d->remove(name).get();
+        CreateArgs ca;
+        ca.name = name;
+        ca.attrs.mode = 0644;
+        auto cr = d->create(ca).get();
+        ASSERT_TRUE(cr.ok()) << what(cr.status);
+        fhs.push_back(cr.value.fh);
+    }
+    std::vector<std::uint64_t> before;
+    for (unsigned i = 0; i < 3; ++i)
+        before.push_back(ds(i)->counters().requests);
+
+    // Callback form: each completion is counted on the event threads. The tally is shared
+    // with the callbacks so that a failed assertion cannot leave them a dangling reference.
+    struct Tally {
+        std::atomic<int> ok{0}, failed{0}, done{0};
+        std::mutex mu;
+        std::string first_error;
+        void record(const DsStatus& st) {
+            if (st.ok()) {
+                ++ok;
+            } else {
+                ++failed;
+                std::lock_guard lk(mu);
+                if (first_error.empty())
+                    first_error = what(st);
+            }
+            ++done;
+        }
+    };
+    auto tally = std::make_shared<Tally>();
+    std::vector<std::thread> threads;
+    auto t0 = Clock::now();
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&, t, tally] {
+            for (int k = 0; k < 50; ++k) {
+                unsigned i = static_cast<unsigned>(t + k) % 3;
+                auto d = ds(i);
+                auto dl = deadline_in(5000ms);
+                switch (k % 3) {
+                case 0:
+                    d->getattr(fhs[i], dl,
+                               [tally](DsResult<DsAttrs> r) { tally->record(r.status); });
+                    break;
+                case 1:
+                    d->write(fhs[i], static_cast<std::uint64_t>(t * 50 + k) * 512,
+                             pattern(512, static_cast<std::uint8_t>(k)), StableHow::unstable, dl,
+                             [tally](DsResult<WriteResult> r) { tally->record(r.status); });
+                    break;
+                default:
+                    d->read(fhs[i], 0, 4096, dl,
+                            [tally](DsResult<ReadResult> r) { tally->record(r.status); });
+                    break;
+                }
+            }
+        });
+    }
+    for (auto& th : threads)
+        th.join();
+    // Every request completes by its deadline (5 s), one way or the other.
+    ASSERT_TRUE(wait_until([&] { return tally->done.load() == 200; }, 6000ms))
+        << tally->done.load();
+    auto took = Clock::now() - t0;
+    EXPECT_EQ(tally->ok.load(), 200) << tally->first_error;
+    EXPECT_EQ(tally->failed.load(), 0) << tally->first_error;
+    std::uint64_t added = 0;
+    for (unsigned i = 0; i < 3; ++i) {
+        added += ds(i)->counters().requests - before[i];
+        EXPECT_EQ(ds(i)->in_flight(), 0u);
+        EXPECT_EQ(ds(i)->health(), Health::up);
+    }
+    EXPECT_EQ(added, 200u);
+    EXPECT_LT(took, 5000ms);
+    std::fprintf(stderr, "200 requests from 4 threads: %lld ms\n",
+                 static_cast<long long>(
+                     std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
+    for (unsigned i = 0; i < 3; ++i)
+        EXPECT_TRUE(ds(i)->remove(data_file_name(0x200 + i, 0)).get().ok());
+}
+
+TEST_F(FleetTest, PlacementOverLiveServers) {
+    for (int n = 0; n < 6; ++n) {
+        auto p = fleet_.place(2);
+        ASSERT_TRUE(p.ok()) << what(p.status);
+        ASSERT_EQ(p.value.size(), 2u);
+        EXPECT_NE(p.value[0]->id(), p.value[1]->id());
+    }
+    ASSERT_TRUE(fleet_.set_drained(2, true).ok());
+    auto three = fleet_.place(3);
+    EXPECT_EQ(three.status.code, DsErrc::too_few_servers);
+    for (int n = 0; n < 4; ++n) {
+        auto p = fleet_.place(2);
+        ASSERT_TRUE(p.ok());
+        for (const auto& d : p.value)
+            EXPECT_NE(d->id(), 2u);
+    }
+    ASSERT_TRUE(fleet_.set_drained(2, false).ok());
+    EXPECT_TRUE(fleet_.place(3).ok());
+    // deviceid lookups find the same objects.
+    for (const auto& d : fleet_.servers())
+        EXPECT_EQ(fleet_.find(d->deviceid()), d);
+}
+
+TEST_F(FleetTest, LargeIoUpToMaxIoSize) {
+    auto d = ds(2);
+    const std::string name = data_file_name(0x1a, 0);
+    (void)d->remove(name).get();
+    CreateArgs ca;
+    ca.name = name;
+    ca.attrs.mode = 0644;
+    auto cr = d->create(ca).get();
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    const std::uint32_t max = d->config().max_io_size;
+    auto data = pattern(max, 3);
+    auto w = d->write(cr.value.fh, 0, data, StableHow::file_sync).get();
+    ASSERT_TRUE(w.ok()) << what(w.status);
+    EXPECT_EQ(w.value.count, max);
+    auto r = d->read(cr.value.fh, 0, max).get();
+    ASSERT_TRUE(r.ok()) << what(r.status);
+    EXPECT_EQ(r.value.data, data);
+    auto too_big = d->write(cr.value.fh, 0, pattern(max + 1, 0), StableHow::unstable).get();
+    EXPECT_EQ(too_big.status.code, DsErrc::invalid_argument);
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
+TEST_F(FleetTest, WrongExportPathIsReportedAndNeverUp) {
+    auto cfg = config_for(cluster_->ds_info()[0]);
+    cfg.id = 10;
+    cfg.export_path = "/no/such/export";
+    ASSERT_TRUE(fleet_.add(cfg).ok());
+    auto d = fleet_.find(10);
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::down; }, 3000ms));
+    auto r = d->null(deadline_in(1000ms)).get();
+    EXPECT_EQ(r.status.code, DsErrc::unavailable);
+    EXPECT_NE(r.status.message.find("MNT /no/such/export"), std::string::npos) << r.status.message;
+    EXPECT_EQ(d->counters().connects, 0u);
+    EXPECT_GE(d->counters().connect_failures, 3u);
+    // The others are unaffected and placement ignores it.
+    EXPECT_TRUE(fleet_.place(3).ok());
+}
+
+TEST_F(FleetTest, ServerRejectingNfsGoesDownAndBacksOff) {
+    // NFS calls sent to the MOUNT port: the server answers, but "program not available".
+    auto cfg = config_for(cluster_->ds_info()[1]);
+    cfg.id = 11;
+    cfg.nfs_port = cfg.mount_port;
+    ASSERT_TRUE(fleet_.add(cfg).ok());
+    auto d = fleet_.find(11);
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::down; }, 3000ms));
+    auto r = d->null(deadline_in(1000ms)).get();
+    EXPECT_TRUE(r.status.code == DsErrc::rpc || r.status.code == DsErrc::unavailable)
+        << what(r.status);
+    // Each new connection is probed once and dropped; the delays between them grow
+    // (50, 100, 200, 400, 400 ms ...) instead of reconnecting every 50 ms.
+    auto before = d->counters().connects;
+    std::this_thread::sleep_for(2000ms);
+    auto made = d->counters().connects - before;
+    EXPECT_GE(made, 2u);
+    EXPECT_LE(made, 10u);
+    EXPECT_EQ(d->health(), Health::down);
+}
+
+TEST_F(FleetTest, PastDeadlineFailsWithoutBlamingTheServer) {
+    auto d = ds(1);
+    auto r = d->null(Clock::now() - 1ms).get();
+    EXPECT_EQ(r.status.code, DsErrc::timeout);
+    EXPECT_EQ(d->health(), Health::up); // never sent: not the server's fault
+    EXPECT_EQ(d->counters().timeouts, 1u);
+    EXPECT_TRUE(d->null().get().ok());
+}
+
+TEST_F(FleetTest, FrozenServerTimesOutGoesDownAndComesBack) {
+    auto d = ds(0);
+    auto& server = cluster_->ds(0);
+    ASSERT_TRUE(d->getattr(*DsFh::from_bytes("\x01", 1)).get().status.code == DsErrc::nfs)
+        << "a bogus handle should get an NFS error while the server runs";
+
+    ASSERT_TRUE(server.signal(SIGSTOP));
+    ASSERT_TRUE(wait_all_threads_stopped(server.pid(), 2000ms));
+    // Requests in flight time out by their deadline, not later.
+    std::vector<std::future<DsResult<NullResult>>> futs;
+    auto t0 = Clock::now();
+    for (int i = 0; i < 5; ++i)
+        futs.push_back(d->null(t0 + 300ms));
+    for (auto& f : futs) {
+        auto r = f.get();
+        EXPECT_EQ(r.status.code, DsErrc::timeout) << what(r.status);
+    }
+    auto took = Clock::now() - t0;
+    EXPECT_GE(took, 300ms);
+    EXPECT_LT(took, 500ms);             // the deadline plus scheduling slack on a busy machine
+    EXPECT_NE(d->health(), Health::up); // timeouts make it Suspect at least
+    EXPECT_GE(d->counters().timeouts, 5u);
+
+    // Probes fail: Down after 3 of them (200 ms apart).
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::down; }, 3000ms))
+        << "health is " << to_string(d->health());
+    // Down: fail fast, well before the deadline.
+    auto t1 = Clock::now();
+    auto fast = d->null(deadline_in(2000ms)).get();
+    EXPECT_EQ(fast.status.code, DsErrc::unavailable) << what(fast.status);
+    EXPECT_LT(Clock::now() - t1, 250ms); // not the 2 s deadline
+    // Placement avoids it.
+    for (int n = 0; n < 3; ++n) {
+        auto p = fleet_.place(2);
+        ASSERT_TRUE(p.ok());
+        for (const auto& x : p.value)
+            EXPECT_NE(x->id(), d->id());
+    }
+    EXPECT_EQ(fleet_.place(3).status.code, DsErrc::too_few_servers);
+
+    ASSERT_TRUE(server.signal(SIGCONT));
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::up; }, 5000ms))
+        << "health is " << to_string(d->health());
+    auto n = d->null().get();
+    EXPECT_TRUE(n.ok()) << what(n.status);
+    EXPECT_TRUE(fleet_.place(3).ok());
+}
+
+TEST_F(FleetTest, RestartedServerIsReconnected) {
+    auto d = ds(2);
+    auto& server = cluster_->ds(2);
+    const std::string name = data_file_name(0x77, 1);
+    (void)d->remove(name).get();
+    CreateArgs ca;
+    ca.name = name;
+    ca.attrs.mode = 0644;
+    auto cr = d->create(ca).get();
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    auto connects = d->counters().connects;
+
+    server.stop();
+    // The connection drops: a request fails (disconnected or unavailable), never hangs.
+    auto t0 = Clock::now();
+    auto during = d->getattr(cr.value.fh, deadline_in(2000ms)).get();
+    EXPECT_FALSE(during.ok());
+    EXPECT_TRUE(during.status.code == DsErrc::disconnected ||
+                during.status.code == DsErrc::unavailable || during.status.code == DsErrc::timeout)
+        << what(during.status);
+    EXPECT_LT(Clock::now() - t0, 2100ms);
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::down; }, 3000ms));
+
+    server.start();
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::up; }, 5000ms))
+        << "health is " << to_string(d->health());
+    EXPECT_GT(d->counters().connects, connects);
+    // Handles survive the restart (VFS handles are persistent).
+    auto g = d->getattr(cr.value.fh).get();
+    ASSERT_TRUE(g.ok()) << what(g.status);
+    EXPECT_EQ(g.value.mode, 0644u);
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
+TEST_F(FleetTest, RemovedServerAnswersShutdown) {
+    auto d = ds(1);
+    ASSERT_TRUE(d->null().get().ok());
+    ASSERT_TRUE(fleet_.remove(2).ok());
+    auto r = d->null().get();
+    EXPECT_EQ(r.status.code, DsErrc::shutdown);
+    EXPECT_EQ(d->conn_state(), ConnState::stopped);
+    EXPECT_EQ(fleet_.find(2), nullptr);
+}
+
+} // namespace
