@@ -3,6 +3,9 @@
 // Smoke test: the servers a flexible-file deployment is made of start here and answer.
 #include "ff_harness/harness.hpp"
 
+#include "client/compound.hpp"
+#include "client/session.hpp"
+
 #include <chrono>
 #include <ctime>
 #include <gtest/gtest.h>
@@ -11,6 +14,7 @@
 
 using namespace flexfiles::harness;
 using namespace std::chrono_literals;
+namespace fc = flexfiles::client;
 
 namespace {
 
@@ -104,26 +108,42 @@ TEST(Smoke, DataServersAnswerNfsv3CreateWriteGetattr) {
     expect_no_errors(cluster);
 }
 
-// ============================================================================================
-// LEAD: the MDS half of the smoke test. When FSAL_FLEXFILES and the NFSv4.2 client land:
-//   1. pass ClusterOptions::configure_mds that sets mds.exports[0].fsal to a FLEXFILES block
-//      (nested FSAL { Name = VFS; } plus one Data_Server per entry of `ds`: address,
-//      nfs_port, export_path, export_id), keeping protocols {4} and minor_versions {1, 2};
-//   2. with our client, open a session (EXCHANGE_ID + CREATE_SESSION, minor version 2) to
-//      mds.address():mds.nfs_port() and GETATTR the root (PUTROOTFH; GETATTR); assert the
-//      reply and that the export's Pseudo path is reachable.
-// Until then it runs the same cluster with a plain VFS MDS and checks that the MDS serves
-// NFSv4 only and that no server logs an error.
-// ============================================================================================
+// The metadata server: FLEXFILES stacked over VFS, over the three data servers, serves
+// NFSv4.2 (and not NFSv3, which this MDS does not enable). Our client opens a session
+// (EXCHANGE_ID, CREATE_SESSION, SEQUENCE) and GETATTRs the root and the export's root.
 TEST(Smoke, MetadataServerServesNfsv42) {
-    Cluster cluster; // 3 data servers + MDS (VFS; NFSv4.1 and 4.2)
+    ClusterOptions options;
+    options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
+        mds.exports[0].pseudo = "/ff";
+        mds.exports[0].fsal = flexfiles_fsal_block(ds, {.mirrors = 2});
+    };
+    Cluster cluster(options);
     GaneshaServer& mds = cluster.mds();
+    EXPECT_TRUE(mds.log_contains("FLEXFILES export 1 (/ff)")) << "the export is not FLEXFILES";
 
-    const auto v4 = rpc_null_ping(mds.address(), mds.nfs_port(), kNfsProgram, 4, 2000ms);
-    EXPECT_TRUE(v4.ok) << v4.error;
     const auto v3 = rpc_null_ping(mds.address(), mds.nfs_port(), kNfsProgram, 3, 2000ms);
     EXPECT_FALSE(v3.ok) << "the MDS must not serve NFSv3";
-    EXPECT_NE(v3.error.find("PROG_MISMATCH"), std::string::npos) << v3.error;
+
+    fc::SessionOptions so;
+    so.host = mds.address();
+    so.port = mds.nfs_port();
+    so.minor_version = 2;
+    auto session = fc::Session::open(so);
+    ASSERT_NE(session, nullptr);
+
+    fc::Compound c;
+    c.putrootfh().getattr({FATTR4_TYPE, FATTR4_FILEID}).lookup("ff").getfh().getattr(
+        {FATTR4_TYPE, FATTR4_MODE, FATTR4_FS_LAYOUT_TYPES});
+    fc::CompoundResult r = session->send(c);
+    ASSERT_NO_THROW(r.check("GETATTR of the root and /ff"));
+    const fc::Fattr root = r.attrs(1);
+    ASSERT_TRUE(root.type.has_value());
+    EXPECT_EQ(*root.type, static_cast<uint32_t>(NF4DIR));
+    const fc::Fattr ff = r.attrs(4);
+    ASSERT_TRUE(ff.type.has_value());
+    EXPECT_EQ(*ff.type, static_cast<uint32_t>(NF4DIR));
+    EXPECT_FALSE(r.fh(3).empty());
+    EXPECT_TRUE(session->close());
 
     expect_no_errors(cluster);
 }
