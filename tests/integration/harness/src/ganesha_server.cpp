@@ -179,6 +179,8 @@ std::string GaneshaServer::dbus_bus_name() const {
 
 std::string GaneshaServer::render_config() const {
     const auto& o = options_;
+    if (!o.config_text.empty())
+        return o.config_text;
     std::ostringstream c;
     c << "# Written by ff_harness for " << o.name << "\n";
     c << "NFS_CORE_PARAM {\n";

@@ -68,6 +68,11 @@ struct ServerOptions {
     // So a start that logs a CONFIG CRIT line fails, unless a test wants exactly that.
     bool allow_config_errors = false;
 
+    // When set, the server's ganesha.conf is exactly this text (e.g. a config sample with
+    // its addresses and paths substituted); the fields above then only tell the harness
+    // where to find the server (address, ports, protocols, exports' paths).
+    std::string config_text;
+
     std::chrono::milliseconds startup_timeout{20000};
     std::chrono::milliseconds stop_grace{5000};
 
