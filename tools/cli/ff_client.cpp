@@ -3,12 +3,17 @@
 // ff-client: the project's NFSv4.1/4.2 command-line client.
 //
 //   ff-client --server 127.0.0.7 --port 2049 [--minor 2] [--trace] stat /export/file
+//   ff-client --server 127.0.0.7 put big.bin /ff/big --wcc on --mirrors-check
 //
+// put and get do their I/O through a flex-files layout (NFSv3 to the data servers) when
+// the MDS grants one, and through the MDS otherwise.
 // Exit status: 0 success, 1 NFS error, 2 usage error, 3 transport error.
 #include "client/file_ops.hpp"
+#include "client/flex_file.hpp"
 #include "client/nfs4_names.hpp"
 #include "client/session.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -18,7 +23,9 @@
 #include <getopt.h>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,10 +51,24 @@ void usage(std::FILE* out) {
                "                         putfh:HEX, or an op number with optional XDR argument\n"
                "                         bytes in hex (76, 77:00000001...). Exit 0 when a reply\n"
                "                         was decoded, whatever its status.\n"
-               "  put LOCAL PATH         copy a local file to PATH (OPEN create, WRITE, CLOSE)\n"
-               "  get PATH [LOCAL]       copy PATH to LOCAL or stdout (OPEN, READ, CLOSE)\n"
+               "  put LOCAL PATH [--wcc on|off] [--mirrors-check] [--via layout|mds]\n"
+               "                         copy a local file to PATH: OPEN (create), LAYOUTGET,\n"
+               "                         NFSv3 WRITE to every mirror, COMMIT, then with --wcc on\n"
+               "                         (default) one compound PUTFH, LAYOUT_WCC, GETATTR, with\n"
+               "                         --wcc off PUTFH, GETATTR; LAYOUTCOMMIT, LAYOUTRETURN,\n"
+               "                         CLOSE. --mirrors-check reads every mirror back and\n"
+               "                         compares. Without a layout (or --via mds): WRITE\n"
+               "                         through the MDS.\n"
+               "  get PATH [LOCAL] [--via layout|mds]\n"
+               "                         copy PATH to LOCAL or stdout: through a READ layout\n"
+               "                         (NFSv3 READ from the first mirror that answers) or the\n"
+               "                         MDS\n"
+               "  layout PATH [--iomode read|rw]\n"
+               "                         LAYOUTGET and GETDEVICEINFO: print the layout and its\n"
+               "                         devices, then LAYOUTRETURN\n"
                "\n"
-               "exit status: 0 ok, 1 NFS error, 2 usage, 3 transport error\n",
+               "exit status: 0 ok, 1 NFS error (or put's size check failed), 2 usage,\n"
+               "3 transport error\n",
                out);
 }
 
@@ -163,45 +184,280 @@ int cmd_raw(ffc::Session& s, const std::vector<std::string>& args) {
     return kExitOk;
 }
 
-int cmd_put(ffc::Session& s, const std::vector<std::string>& args) {
-    if (args.size() != 2) {
-        throw UsageError("put takes LOCAL PATH");
+// Per-command flags: "--name value" pairs and "--name" switches after the positionals.
+struct CommandArgs {
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> values;
+    std::set<std::string> switches;
+};
+
+CommandArgs parse_command(const std::vector<std::string>& args,
+                          const std::set<std::string>& with_value,
+                          const std::set<std::string>& switches) {
+    CommandArgs out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.rfind("--", 0) != 0) {
+            out.positional.push_back(a);
+        } else if (with_value.count(a)) {
+            if (i + 1 >= args.size()) {
+                throw UsageError(a + " needs a value");
+            }
+            out.values[a] = args[++i];
+        } else if (switches.count(a)) {
+            out.switches.insert(a);
+        } else {
+            throw UsageError("unknown option '" + a + "'");
+        }
     }
-    std::ifstream in(args[0], std::ios::binary);
-    if (!in) {
-        std::cerr << "ff-client: cannot read " << args[0] << ": " << std::strerror(errno) << "\n";
-        return kExitUsage;
-    }
-    const std::vector<char> data((std::istreambuf_iterator<char>(in)),
-                                 std::istreambuf_iterator<char>());
-    ffc::OpenOptions o;
-    o.access = OPEN4_SHARE_ACCESS_BOTH;
-    o.create = true;
-    o.truncate = true;
-    ffc::OpenFile f = ffc::open_path(s, args[1], o);
-    ffc::write_all(s, f, 0, data);
-    ffc::close_file(s, f);
-    std::cout << "wrote " << data.size() << " bytes to " << args[1] << "\n";
-    return kExitOk;
+    return out;
 }
 
-int cmd_get(ffc::Session& s, const std::vector<std::string>& args) {
-    if (args.empty() || args.size() > 2) {
+std::string choice(const CommandArgs& c, const std::string& name,
+                   const std::vector<std::string>& allowed) {
+    auto it = c.values.find(name);
+    if (it == c.values.end()) {
+        return allowed.front();
+    }
+    if (std::find(allowed.begin(), allowed.end(), it->second) == allowed.end()) {
+        throw UsageError("bad " + name + " '" + it->second + "'");
+    }
+    return it->second;
+}
+
+std::vector<char> read_local(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw UsageError("cannot read " + path + ": " + std::strerror(errno));
+    }
+    return std::vector<char>((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+}
+
+std::string mirrors_text(const ffc::FlexFile& f) {
+    std::string out;
+    for (const ffc::FlexDataFile& d : f.data_files()) {
+        out += (out.empty() ? "" : ", ") + d.address.host + ":" + std::to_string(d.address.port);
+    }
+    return out;
+}
+
+std::string wcc_attrs_text(const ffc::Fattr& a) {
+    std::string out;
+    auto add = [&](const std::string& s) { out += (out.empty() ? "" : " ") + s; };
+    if (a.size) {
+        add("size=" + std::to_string(*a.size));
+    }
+    if (a.space_used) {
+        add("space_used=" + std::to_string(*a.space_used));
+    }
+    if (a.change) {
+        add("change=" + std::to_string(*a.change));
+    }
+    if (a.time_modify) {
+        add("time_modify=" + ffc::format_time(*a.time_modify));
+    }
+    return out;
+}
+
+// LAYOUTRETURN with the error and statistics report; a server that cannot decode the
+// statistics (Ganesha 4.3's 32-bit io_info4 count) gets the errors alone.
+void return_layout(ffc::FlexFile& f) {
+    try {
+        f.layoutreturn(true);
+    } catch (const ffc::NfsError& e) {
+        if (e.status() != NFS4ERR_BADXDR) {
+            throw;
+        }
+        std::cerr << "ff-client: LAYOUTRETURN with I/O statistics refused (BADXDR); "
+                     "returning with the error report only\n";
+        f.layoutreturn(false);
+    }
+}
+
+void write_through_mds(ffc::Session& s, ffc::FlexFile& f, const std::vector<char>& data) {
+    ffc::write_all(s, f.file(), 0, data);
+}
+
+int cmd_put(ffc::Session& s, const std::vector<std::string>& raw_args) {
+    const CommandArgs args = parse_command(raw_args, {"--wcc", "--via"}, {"--mirrors-check"});
+    if (args.positional.size() != 2) {
+        throw UsageError("put takes LOCAL PATH");
+    }
+    const bool wcc = choice(args, "--wcc", {"on", "off"}) == "on";
+    const bool via_layout = choice(args, "--via", {"layout", "mds"}) == "layout";
+    const bool check_mirrors = args.switches.count("--mirrors-check") != 0;
+    const std::string& remote = args.positional[1];
+    const std::vector<char> data = read_local(args.positional[0]);
+
+    ffc::PnfsClient pnfs(s);
+    ffc::FlexOpenOptions o;
+    o.create = true;
+    o.truncate = true;
+    auto f = ffc::FlexFile::open(pnfs, remote, o);
+    uint32_t granted = NFS4ERR_LAYOUTUNAVAILABLE;
+    if (via_layout) {
+        granted = f->layoutget(LAYOUTIOMODE4_RW);
+        if (granted != NFS4_OK) {
+            std::cerr << "ff-client: no layout (" << ffc::status_name(granted)
+                      << "): writing through the MDS\n";
+        }
+    }
+    bool through_layout = granted == NFS4_OK;
+    if (through_layout) {
+        const ffc::IoOutcome w = f->try_write(0, data, ffc::nfs3::Stable::unstable);
+        const ffc::IoOutcome c = w.ok() ? f->commit() : ffc::IoOutcome{};
+        if (!w.ok() || !c.ok()) {
+            const std::string why = !w.ok() ? w.describe() : c.describe();
+            const bool mds_forbidden = (f->layout().flags & FF_FLAGS_NO_IO_THRU_MDS) != 0;
+            const uint32_t le = f->layouterror();
+            std::cerr << "ff-client: data server I/O failed: " << why << "; LAYOUTERROR "
+                      << ffc::status_name(le) << ", returning the layout with the error\n";
+            return_layout(*f);
+            if (mds_forbidden) {
+                f->close();
+                return kExitNfs;
+            }
+            std::cerr << "ff-client: writing through the MDS instead\n";
+            through_layout = false;
+        }
+    }
+    if (!through_layout) {
+        write_through_mds(s, *f, data);
+    }
+
+    ffc::WccGetattr g = (through_layout && wcc) ? f->send_layout_wcc_and_getattr() : f->getattr();
+    std::cout << "wrote " << data.size() << " bytes to " << remote;
+    if (through_layout) {
+        std::cout << " via layout (" << f->layout().mirrors.size()
+                  << " mirrors: " << mirrors_text(*f) << ")\n";
+    } else {
+        std::cout << " through the MDS\n";
+    }
+    if (!through_layout) {
+        std::cout << "LAYOUT_WCC: not sent (no layout)\n";
+    } else if (!wcc) {
+        std::cout << "LAYOUT_WCC: off\n";
+    } else {
+        std::cout << "LAYOUT_WCC: " << ffc::status_name(*g.wcc_status)
+                  << (g.compounds > 1 ? " (GETATTR sent again alone)" : "") << "\n";
+    }
+    std::cout << "GETATTR: " << wcc_attrs_text(g.attrs) << " (" << g.elapsed.count() << " us)\n";
+
+    int rc = kExitOk;
+    if (!g.attrs.size || *g.attrs.size != data.size()) {
+        std::cout << "size check: FAILED (the MDS says "
+                  << (g.attrs.size ? std::to_string(*g.attrs.size) : std::string("nothing")) << ", "
+                  << data.size() << " bytes were written)\n";
+        rc = kExitNfs;
+    } else {
+        std::cout << "size check: ok\n";
+    }
+
+    if (through_layout) {
+        if (check_mirrors) {
+            for (std::size_t m = 0; m < f->layout().mirrors.size(); ++m) {
+                const std::vector<char> back = f->read_all(m);
+                const auto diff = std::mismatch(back.begin(), back.end(), data.begin(), data.end());
+                if (back == data) {
+                    std::cout << "mirror " << m << ": " << back.size() << " bytes, identical\n";
+                } else {
+                    std::cout << "mirror " << m << ": DIFFERS (" << back.size()
+                              << " bytes, first difference at byte " << (diff.first - back.begin())
+                              << ")\n";
+                    rc = kExitNfs;
+                }
+            }
+        }
+        const std::optional<uint64_t> size = f->layoutcommit();
+        std::cout << "LAYOUTCOMMIT: "
+                  << (size ? "new size " + std::to_string(*size) : std::string("size unchanged"))
+                  << "\n";
+        return_layout(*f);
+    }
+    f->close();
+    return rc;
+}
+
+int cmd_get(ffc::Session& s, const std::vector<std::string>& raw_args) {
+    const CommandArgs args = parse_command(raw_args, {"--via"}, {});
+    if (args.positional.empty() || args.positional.size() > 2) {
         throw UsageError("get takes PATH [LOCAL]");
     }
-    ffc::OpenFile f = ffc::open_path(s, args[0]);
-    const std::vector<char> data = ffc::read_all(s, f);
-    ffc::close_file(s, f);
-    if (args.size() == 2) {
-        std::ofstream out(args[1], std::ios::binary | std::ios::trunc);
+    const bool via_layout = choice(args, "--via", {"layout", "mds"}) == "layout";
+    const std::string& remote = args.positional[0];
+
+    ffc::PnfsClient pnfs(s);
+    ffc::FlexOpenOptions o;
+    o.access = OPEN4_SHARE_ACCESS_READ;
+    auto f = ffc::FlexFile::open(pnfs, remote, o);
+    std::vector<char> data;
+    bool done = false;
+    if (via_layout) {
+        const uint32_t granted = f->layoutget(LAYOUTIOMODE4_READ);
+        if (granted != NFS4_OK) {
+            std::cerr << "ff-client: no layout (" << ffc::status_name(granted)
+                      << "): reading through the MDS\n";
+        } else {
+            for (std::size_t m = 0; m < f->layout().mirrors.size() && !done; ++m) {
+                try {
+                    data = f->read_all(m);
+                    done = true;
+                    std::cerr << "ff-client: read " << data.size() << " bytes from mirror " << m
+                              << " (" << f->data_files()[m].address.host << ")\n";
+                } catch (const ffc::DataServerError& e) {
+                    std::cerr << "ff-client: " << e.what() << "\n";
+                }
+            }
+            if (!done) {
+                const uint32_t le = f->layouterror();
+                std::cerr << "ff-client: no mirror could be read (LAYOUTERROR "
+                          << ffc::status_name(le) << "): reading through the MDS\n";
+            }
+            return_layout(*f);
+        }
+    }
+    if (!done) {
+        data = ffc::read_all(s, f->file());
+    }
+    f->close();
+    if (args.positional.size() == 2) {
+        std::ofstream out(args.positional[1], std::ios::binary | std::ios::trunc);
         out.write(data.data(), static_cast<std::streamsize>(data.size()));
         if (!out) {
-            std::cerr << "ff-client: cannot write " << args[1] << "\n";
+            std::cerr << "ff-client: cannot write " << args.positional[1] << "\n";
             return kExitUsage;
         }
     } else {
         std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
     }
+    return kExitOk;
+}
+
+int cmd_layout(ffc::Session& s, const std::vector<std::string>& raw_args) {
+    const CommandArgs args = parse_command(raw_args, {"--iomode"}, {});
+    if (args.positional.size() != 1) {
+        throw UsageError("layout takes PATH");
+    }
+    const bool rw = choice(args, "--iomode", {"read", "rw"}) == "rw";
+    ffc::PnfsClient pnfs(s);
+    ffc::FlexOpenOptions o;
+    o.access = rw ? OPEN4_SHARE_ACCESS_BOTH : OPEN4_SHARE_ACCESS_READ;
+    auto f = ffc::FlexFile::open(pnfs, args.positional[0], o);
+    const uint32_t granted = f->layoutget(rw ? LAYOUTIOMODE4_RW : LAYOUTIOMODE4_READ);
+    if (granted != NFS4_OK) {
+        std::cout << args.positional[0] << ": no layout: " << ffc::status_name(granted) << "\n";
+        f->close();
+        return kExitNfs;
+    }
+    std::cout << args.positional[0] << "\n" << f->layout().describe();
+    for (const ffc::FlexDataFile& d : f->data_files()) {
+        std::cout << "device " << ffc::format_deviceid(d.ds.deviceid) << " (mirror " << d.mirror
+                  << ")\n"
+                  << pnfs.device(d.ds.deviceid).describe();
+    }
+    return_layout(*f);
+    f->close();
     return kExitOk;
 }
 
@@ -273,6 +529,8 @@ int main(int argc, char** argv) {
             run = cmd_put;
         } else if (command == "get") {
             run = cmd_get;
+        } else if (command == "layout") {
+            run = cmd_layout;
         } else {
             throw UsageError("unknown command '" + command + "'");
         }
@@ -293,6 +551,9 @@ int main(int argc, char** argv) {
     } catch (const ffc::TransportError& e) {
         std::cerr << "ff-client: " << e.what() << "\n";
         return kExitTransport;
+    } catch (const ffc::DataServerError& e) {
+        std::cerr << "ff-client: " << e.what() << "\n";
+        return e.rpc_status() == ffc::RpcStatus::ok ? kExitNfs : kExitTransport;
     } catch (const std::exception& e) {
         std::cerr << "ff-client: " << e.what() << "\n";
         return kExitNfs;

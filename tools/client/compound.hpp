@@ -44,6 +44,55 @@ struct FileHandle {
 // RFC 9766 LAYOUT_WCC. A stock nfsv41.h has no NFS4_OP_LAYOUT_WCC; the number is fixed.
 constexpr uint32_t kOpLayoutWcc = 77;
 
+// A pNFS device id (deviceid4).
+using DeviceId4 = std::array<char, NFS4_DEVICEID4_SIZE>;
+
+// device_error4 (RFC 7862 section 15.6): what LAYOUTERROR and ff_ioerr4 report.
+struct DeviceError {
+    DeviceId4 deviceid{};
+    uint32_t status = NFS4_OK; // nfsstat4 the data server's error maps to
+    uint32_t opnum = 0;        // the NFSv4 op the I/O corresponds to (OP_READ, OP_WRITE...)
+};
+
+// LAYOUTGET4args (RFC 8881 section 18.43). The defaults ask for a flex-files layout of the
+// whole file.
+struct LayoutGetArgs {
+    uint32_t layout_type = LAYOUT4_FLEX_FILES;
+    uint32_t iomode = LAYOUTIOMODE4_RW; // layoutiomode4
+    uint64_t offset = 0;
+    uint64_t length = NFS4_UINT64_MAX;
+    uint64_t minlength = 0;
+    stateid4 stateid{}; // the open stateid first, the layout stateid after
+    uint32_t maxcount = 64u << 10;
+    bool signal_layout_avail = false;
+};
+
+// LAYOUTCOMMIT4args (section 18.42); a flex-files layoutupdate4 has an empty body.
+struct LayoutCommitArgs {
+    uint64_t offset = 0;
+    uint64_t length = NFS4_UINT64_MAX;
+    bool reclaim = false;
+    stateid4 stateid{};                        // the layout stateid
+    std::optional<uint64_t> last_write_offset; // loca_last_write_offset
+    std::optional<nfstime4> time_modify;       // loca_time_modify
+    uint32_t layout_type = LAYOUT4_FLEX_FILES;
+    std::vector<char> layoutupdate; // lou_body
+};
+
+// LAYOUTRETURN4args (section 18.44). FILE returns [offset, offset+length) of the current
+// filehandle with `body` as lrf_body (an ff_layoutreturn4 for flex files); FSID and ALL
+// carry nothing else.
+struct LayoutReturnArgs {
+    bool reclaim = false;
+    uint32_t layout_type = LAYOUT4_FLEX_FILES;
+    uint32_t iomode = LAYOUTIOMODE4_ANY;
+    uint32_t return_type = LAYOUTRETURN4_FILE; // layoutreturn_type4
+    uint64_t offset = 0;
+    uint64_t length = NFS4_UINT64_MAX;
+    stateid4 stateid{};
+    std::vector<char> body;
+};
+
 // The special stateids of RFC 8881 section 8.2.3.
 stateid4 anonymous_stateid();                  // all zeros
 stateid4 current_stateid();                    // seqid 1, other zeros
@@ -139,7 +188,18 @@ public:
     // Encoded by nfs4_layout_wcc_xdr.h's xdr_LAYOUT_WCC4args; defined in layout_wcc.cpp.
     Compound& layout_wcc(const stateid4& layout_stateid, uint32_t layout_type,
                          std::span<const char> body);
-    // LAYOUTGET, GETDEVICEINFO, LAYOUTCOMMIT, LAYOUTRETURN, LAYOUTERROR go here next.
+    // pnfs_ops.cpp. Encoded with Ganesha's xdr_nfs_argop4, except LAYOUTERROR.
+    Compound& layoutget(const LayoutGetArgs& args);
+    // `notify_types`: bitmap of notify_deviceid_type4 bits (0: none).
+    Compound& getdeviceinfo(const DeviceId4& device, uint32_t layout_type = LAYOUT4_FLEX_FILES,
+                            uint32_t maxcount = 4096, uint32_t notify_types = 0);
+    Compound& layoutcommit(const LayoutCommitArgs& args);
+    Compound& layoutreturn(const LayoutReturnArgs& args);
+    // Op 64 with the RFC 7862 arguments (lea_errors is an array), sent as a raw op because
+    // Ganesha 4.3's XDR has a single device_error4 there. A Ganesha 4.3 server therefore
+    // reads 4 bytes fewer than sent: make LAYOUTERROR the last op of its compound.
+    Compound& layouterror(uint64_t offset, uint64_t length, const stateid4& stateid,
+                          const std::vector<DeviceError>& errors);
 
     // ---- Escape hatches. ----
     // A typed op encoded by Ganesha's xdr_nfs_argop4. Memory it points to must outlive
@@ -235,6 +295,15 @@ public:
     const READ4resok& read(std::size_t i) const;
     const WRITE4resok& write(std::size_t i) const;
     const SEQUENCE4resok& sequence_ok() const;
+    // pNFS results (pnfs_ops.cpp); flex_layout.hpp decodes their bodies.
+    const LAYOUTGET4resok& layoutget(std::size_t i) const;
+    const GETDEVICEINFO4resok& getdeviceinfo(std::size_t i) const;
+    // gdir_mincount of a GETDEVICEINFO that failed with NFS4ERR_TOOSMALL; empty otherwise.
+    std::optional<uint32_t> getdeviceinfo_mincount(std::size_t i) const;
+    // locr_newsize: the new size when the server says it changed.
+    std::optional<uint64_t> layoutcommit_newsize(std::size_t i) const;
+    // lorr_stateid: present while the client still holds some layout of the file.
+    std::optional<stateid4> layoutreturn_stateid(std::size_t i) const;
 
     // "NFS4_OK: SEQUENCE NFS4_OK | PUTROOTFH NFS4_OK | ..." (and any error).
     std::string describe() const;

@@ -78,6 +78,34 @@ bool ff_xdr_encode_ff_layout_wcc(XDR* xdrs, const ff_layout_wcc4* body) {
     return xdr_ff_layout_wcc4(xdrs, &copy);
 }
 
+bool ff_xdr_decode_ff_layout4(XDR* xdrs, ff_layout4* layout) {
+    memset(layout, 0, sizeof(*layout));
+    if (xdr_ff_layout4(xdrs, layout)) {
+        return true;
+    }
+    ff_xdr_free_ff_layout4(layout);
+    return false;
+}
+
+void ff_xdr_free_ff_layout4(ff_layout4* layout) {
+    xdr_nfree((xdrproc_t)xdr_ff_layout4, layout);
+    memset(layout, 0, sizeof(*layout));
+}
+
+bool ff_xdr_decode_ff_device_addr4(XDR* xdrs, ff_device_addr4* addr) {
+    memset(addr, 0, sizeof(*addr));
+    if (xdr_ff_device_addr4(xdrs, addr)) {
+        return true;
+    }
+    ff_xdr_free_ff_device_addr4(addr);
+    return false;
+}
+
+void ff_xdr_free_ff_device_addr4(ff_device_addr4* addr) {
+    xdr_nfree((xdrproc_t)xdr_ff_device_addr4, addr);
+    memset(addr, 0, sizeof(*addr));
+}
+
 /*
  * Ganesha's inline XDR routines reference a few symbols of ganesha.nfsd's core library:
  * three from log.h and the server's zero-copy READ reply encoder. A client links

@@ -28,6 +28,8 @@ struct CB_COMPOUND4args;
 struct CB_COMPOUND4res;
 struct LAYOUT_WCC4args;
 struct ff_layout_wcc4;
+struct ff_layout4;
+struct ff_device_addr4;
 
 /* Encodes one nfs_argop4 (opnum and arguments). */
 bool ff_xdr_encode_argop(struct rpc_xdr* xdrs, const struct nfs_argop4* op);
@@ -46,6 +48,14 @@ bool ff_xdr_encode_cb_compound_res(struct rpc_xdr* xdrs, const struct CB_COMPOUN
 /* Op 77 (RFC 9766), with the routines of protocols/include/nfs4_layout_wcc_xdr.h. */
 bool ff_xdr_encode_layout_wcc_args(struct rpc_xdr* xdrs, const struct LAYOUT_WCC4args* args);
 bool ff_xdr_encode_ff_layout_wcc(struct rpc_xdr* xdrs, const struct ff_layout_wcc4* body);
+
+/* Flex-files bodies (RFC 8435) with Ganesha's routines: LAYOUTGET's loc_body and
+ * GETDEVICEINFO's da_addr_body. Ganesha 4.3's stock xdr_ff_layout4 stops before
+ * ffl_stats_collect_hint; the caller reads what is left (see flex_layout.cpp). */
+bool ff_xdr_decode_ff_layout4(struct rpc_xdr* xdrs, struct ff_layout4* layout);
+void ff_xdr_free_ff_layout4(struct ff_layout4* layout);
+bool ff_xdr_decode_ff_device_addr4(struct rpc_xdr* xdrs, struct ff_device_addr4* addr);
+void ff_xdr_free_ff_device_addr4(struct ff_device_addr4* addr);
 
 #ifdef __cplusplus
 }
