@@ -103,6 +103,9 @@ ExportConfig from_parsed(const ff_cfg_export& parsed) {
     cfg.trust_wcc = parsed.trust_wcc;
     cfg.wcc_max_age = std::chrono::milliseconds(parsed.wcc_max_age_ms);
     cfg.ds_getattr_deadline = std::chrono::milliseconds(parsed.ds_getattr_deadline_ms);
+    cfg.ds_io_timeout = std::chrono::milliseconds(parsed.ds_io_timeout_ms);
+    if (parsed.layout_store != nullptr)
+        cfg.layout_store = parsed.layout_store;
     return cfg;
 }
 
@@ -172,7 +175,21 @@ std::vector<std::string> validate(const ExportConfig& cfg) {
     check_in_range<int64_t>("", "DS_Getattr_Deadline", cfg.ds_getattr_deadline.count(),
                             FF_CFG_DS_GETATTR_DEADLINE_MS_MIN, FF_CFG_DS_GETATTR_DEADLINE_MS_MAX,
                             problems);
+    check_in_range<int64_t>("", "DS_IO_Timeout", cfg.ds_io_timeout.count(),
+                            FF_CFG_DS_IO_TIMEOUT_MS_MIN, FF_CFG_DS_IO_TIMEOUT_MS_MAX, problems);
+    if (!cfg.layout_store.empty() && cfg.layout_store.front() != '/')
+        problems.push_back("Layout_Store = \"" + cfg.layout_store + "\" is not an absolute path");
     return problems;
+}
+
+std::string layout_store_path(const ExportConfig& cfg, int export_id,
+                              const std::string& state_dir) {
+    if (!cfg.layout_store.empty())
+        return cfg.layout_store;
+    std::string dir = state_dir;
+    while (dir.size() > 1 && dir.back() == '/')
+        dir.pop_back();
+    return dir + "/" FF_CFG_LAYOUT_STORE_SUBDIR "/export-" + std::to_string(export_id) + ".db";
 }
 
 std::string describe(const ExportConfig& cfg) {
@@ -188,7 +205,9 @@ std::string describe(const ExportConfig& cfg) {
         << cfg.fencing_gids.min << '-' << cfg.fencing_gids.max
         << ", Trust_WCC = " << (cfg.trust_wcc ? "true" : "false")
         << ", WCC_Max_Age = " << cfg.wcc_max_age.count()
-        << " ms, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count() << " ms";
+        << " ms, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count()
+        << " ms, DS_IO_Timeout = " << cfg.ds_io_timeout.count() << " ms, Layout_Store = "
+        << (cfg.layout_store.empty() ? std::string("(default)") : cfg.layout_store);
     return out.str();
 }
 

@@ -56,6 +56,11 @@ struct ExportConfig {
     bool trust_wcc = FF_CFG_TRUST_WCC_DEFAULT; // accept LAYOUT_WCC attributes
     std::chrono::milliseconds wcc_max_age{FF_CFG_WCC_MAX_AGE_MS_DEFAULT};
     std::chrono::milliseconds ds_getattr_deadline{FF_CFG_DS_GETATTR_DEADLINE_MS_DEFAULT};
+    // Deadline of every data-path RPC to a data server (CREATE, REMOVE, READ, WRITE, ...).
+    std::chrono::milliseconds ds_io_timeout{FF_CFG_DS_IO_TIMEOUT_MS_DEFAULT};
+    // Where the map file -> data files lives (mds/layout_store.hpp); empty: the default,
+    // see layout_store_path().
+    std::string layout_store;
 
     bool operator==(const ExportConfig&) const = default;
 };
@@ -67,6 +72,10 @@ ExportConfig from_parsed(const ff_cfg_export& parsed);
 // the field ("Data_Server block 2 (Id = 2): Address is missing"). Empty when
 // the configuration is usable.
 std::vector<std::string> validate(const ExportConfig& cfg);
+
+// The layout store's path: Layout_Store, or <state_dir>/flexfiles/export-<id>.db where
+// state_dir is the server's NFSv4 RecoveryRoot (/var/lib/nfs/ganesha by default).
+std::string layout_store_path(const ExportConfig& cfg, int export_id, const std::string& state_dir);
 
 // One line for the log: the sub-FSAL, the data servers and the settings.
 std::string describe(const ExportConfig& cfg);

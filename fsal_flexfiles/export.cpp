@@ -5,11 +5,12 @@
 // operation that is about the metadata namespace is the sub-FSAL's answer;
 // the pNFS MDS operations are this FSAL's own (see "pNFS MDS" below).
 #include "export.hpp"
-#include "layout/layout_ops.hpp"
-#include "wcc/wcc_ops.hpp"
 
 #include "handle.hpp"
+#include "layout/layout_ops.hpp"
+#include "mds/fsal_data_path.hpp"
 #include "module.hpp"
+#include "wcc/wcc_ops.hpp"
 
 #include <string>
 #include <vector>
@@ -102,6 +103,7 @@ void release(fsal_export* exp_hdl) noexcept {
     fsal_export* sub = exp->sub_export;
     fsal_module* sub_fsal = sub->fsal;
 
+    mds::close_data_path(*exp);
     sub_call(exp, [&] { sub->exp_ops.release(sub); });
     fsal_put(sub_fsal); // the reference taken when the block was parsed
 
@@ -135,7 +137,7 @@ fsal_status_t lookup_path(fsal_export* exp_hdl, const char* path, fsal_obj_handl
     fsal_status_t status = sub_call(exp, [&] {
         return exp->sub_export->exp_ops.lookup_path(exp->sub_export, path, &sub_handle, attrs_out);
     });
-    return adopt(exp, status, sub_handle, handle);
+    return adopt(exp, status, sub_handle, handle, attrs_out);
 }
 
 // Filehandles are the sub-FSAL's: FLEXFILES adds nothing to them (yet).
@@ -159,7 +161,7 @@ fsal_status_t create_handle(fsal_export* exp_hdl, gsh_buffdesc* fh_desc, fsal_ob
         return exp->sub_export->exp_ops.create_handle(exp->sub_export, fh_desc, &sub_handle,
                                                       attrs_out);
     });
-    return adopt(exp, status, sub_handle, handle);
+    return adopt(exp, status, sub_handle, handle, attrs_out);
 }
 
 // ---------------------------------------------------------------------------
@@ -383,9 +385,17 @@ fsal_status_t create_export(fsal_module* fsal_hdl, void* parse_node, config_erro
         return fsalstat(ERR_FSAL_SERVERFAULT, 0);
     }
 
-    op_ctx->fsal_export = exp;
     LogEvent(COMPONENT_FSAL, "FLEXFILES export %d (%s): %s", export_id, path,
              config::describe(exp->settings).c_str());
+    // The layout store, the data-server clients and the reaper; a data server
+    // that is unreachable now is not an error (it is Down until it answers).
+    status = mds::open_data_path(*exp, export_id);
+    if (FSAL_IS_ERROR(status)) {
+        release(exp);
+        return status;
+    }
+
+    op_ctx->fsal_export = exp;
     return fsalstat(ERR_FSAL_NO_ERROR, 0);
 }
 

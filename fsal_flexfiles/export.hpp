@@ -5,8 +5,16 @@
 #pragma once
 
 #include "config.hpp"
+#include "fleet/fleet.h"
 #include "ganesha/ganesha.hpp"
+#include "mds/counters.hpp"
+#include "mds/layout_store.hpp"
+#include "mds/proxy_io.hpp"
+#include "mds/reaper.hpp"
+#include "wcc/attr_cache.h"
 
+#include <memory>
+#include <string>
 #include <utility>
 
 namespace flexfiles {
@@ -17,11 +25,32 @@ struct Export : fsal_export {
     // Fixed for the export's lifetime, so any thread may read it without a
     // lock (update_export refuses to change it).
     const config::ExportConfig settings;
+    const config::ExportConfig& config() const noexcept { return settings; }
 
-    // Next to come here: the data-server fleet (fleet/), the device ids for
-    // GETDEVICEINFO (layout/), the attribute cache (wcc/).
+    // The data path (mds/fsal_data_path.hpp): built by create_export before the
+    // export serves anything, torn down by release(); in between every
+    // accessor is valid and thread-safe.
+    fleet::Fleet& fleet() noexcept { return *fleet_; }
+    mds::LayoutStore& store() noexcept { return *store_; }
+    // One attribute cache per export (wcc/attr_cache.h).
+    wcc::AttrCache& cache() noexcept { return *cache_; }
+    mds::Reaper& reaper() noexcept { return *reaper_; }
+    mds::ProxyIo& proxy() noexcept { return *proxy_; }
+    mds::DataPathCounters& counters() noexcept { return counters_; }
+    // "FLEXFILES export 1 (/export1)", for log lines.
+    const std::string& label() const noexcept { return label_; }
 
     static Export* of(fsal_export* exp) noexcept { return static_cast<Export*>(exp); }
+
+    // Owned here, set up and torn down by mds/export_data_path.cpp (in this
+    // order: store, cache, fleet, proxy, reaper; torn down in reverse).
+    std::unique_ptr<mds::LayoutStore> store_;
+    std::unique_ptr<wcc::AttrCache> cache_;
+    std::unique_ptr<fleet::Fleet> fleet_;
+    std::unique_ptr<mds::ProxyIo> proxy_;
+    std::unique_ptr<mds::Reaper> reaper_;
+    mds::DataPathCounters counters_;
+    std::string label_;
 };
 
 // The FLEXFILES export op_ctx names, or nullptr when op_ctx names none (a

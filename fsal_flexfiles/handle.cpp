@@ -5,15 +5,68 @@
 // sub-FSAL's handles under the sub-FSAL's export, and wraps the handles it
 // returns.
 #include "handle.hpp"
+
 #include "layout/layout_ops.hpp"
+#include "mds/fsal_data_path.hpp"
+#include "module.hpp"
 #include "wcc/wcc_ops.hpp"
 
-#include "module.hpp"
+#include <cinttypes>
 
 namespace flexfiles {
 
-fsal_status_t adopt(Export* exp, fsal_status_t status, fsal_obj_handle* sub,
-                    fsal_obj_handle** out) noexcept {
+namespace {
+
+// The sub-FSAL's handle key of `sub` (the layout store's key), copied.
+mds::ObjectKey key_of(Export* exp, fsal_obj_handle* sub) noexcept {
+    gsh_buffdesc desc{};
+    sub_call(exp, [&] { sub->obj_ops->handle_to_key(sub, &desc); });
+    const auto* bytes = static_cast<const std::uint8_t*>(desc.addr);
+    return bytes == nullptr ? mds::ObjectKey() : mds::ObjectKey(bytes, bytes + desc.len);
+}
+
+} // namespace
+
+std::shared_ptr<const mds::DataFileMap> Handle::data_files() {
+    if (type != REGULAR_FILE || exp == nullptr)
+        return nullptr;
+    std::lock_guard lk(map_mu_);
+    if (map_loaded_)
+        return map_;
+    auto got = exp->store().get(key);
+    if (!got.ok()) {
+        // Not cached: the next call asks the store again.
+        mds::DataPathCounters::add(exp->counters().store_errors);
+        LogCrit(COMPONENT_FSAL, "%s: fileid %" PRIu64 ": cannot read its data files: %s",
+                exp->label().c_str(), fileid, got.status.error.c_str());
+        return nullptr;
+    }
+    if (got.value)
+        map_ = std::make_shared<const mds::DataFileMap>(std::move(*got.value));
+    map_loaded_ = true;
+    return map_;
+}
+
+void Handle::set_data_files(std::shared_ptr<const mds::DataFileMap> map) {
+    std::lock_guard lk(map_mu_);
+    map_ = std::move(map);
+    map_loaded_ = true;
+}
+
+void overlay_file_attrs(Export* exp, Handle& handle, fsal_attrlist* attrs) noexcept {
+    if (exp == nullptr || attrs == nullptr || handle.type != REGULAR_FILE ||
+        (attrs->valid_mask & ATTR_RDATTR_ERR) != 0)
+        return;
+    const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
+    if (!map)
+        return;
+    ExportSwitch in_flexfiles(exp);
+    // Errors are the overlay's to log; the namespace attributes stand.
+    (void)wcc::overlay_data_attrs(*exp, handle, *map, attrs);
+}
+
+fsal_status_t adopt(Export* exp, fsal_status_t status, fsal_obj_handle* sub, fsal_obj_handle** out,
+                    fsal_attrlist* attrs) noexcept {
     *out = nullptr;
     if (FSAL_IS_ERROR(status) || sub == nullptr || exp == nullptr) {
         if (sub != nullptr) // a sub-FSAL that returned a handle with its error
@@ -35,7 +88,10 @@ fsal_status_t adopt(Export* exp, fsal_status_t status, fsal_obj_handle* sub,
     handle->fileid = sub->fileid;
     handle->fs = sub->fs;
     handle->state_hdl = sub->state_hdl;
+    handle->exp = exp;
+    handle->key = key_of(exp, sub);
     *out = handle;
+    overlay_file_attrs(exp, *handle, attrs);
     return status;
 }
 
@@ -69,7 +125,7 @@ fsal_status_t lookup(fsal_obj_handle* dir_hdl, const char* path, fsal_obj_handle
     fsal_obj_handle* sub_handle = nullptr;
     fsal_status_t status =
         sub_call(exp, [&] { return dir->obj_ops->lookup(dir, path, &sub_handle, attrs_out); });
-    return adopt(exp, status, sub_handle, handle);
+    return adopt(exp, status, sub_handle, handle, attrs_out);
 }
 
 // Readdir hands each entry to the layer above with a FLEXFILES handle, under
@@ -85,7 +141,8 @@ enum fsal_dir_result readdir_entry(const char* name, fsal_obj_handle* sub_handle
                                    fsal_cookie_t cookie) noexcept {
     auto* state = static_cast<ReaddirState*>(dir_state);
     fsal_obj_handle* handle = nullptr;
-    if (FSAL_IS_ERROR(adopt(state->exp, fsalstat(ERR_FSAL_NO_ERROR, 0), sub_handle, &handle)))
+    if (FSAL_IS_ERROR(
+            adopt(state->exp, fsalstat(ERR_FSAL_NO_ERROR, 0), sub_handle, &handle, attrs)))
         return DIR_TERMINATE;
     ExportSwitch to_upper(state->exp);
     return state->upper_cb(name, handle, attrs, state->upper_state, cookie);
@@ -166,30 +223,69 @@ fsal_status_t link(fsal_obj_handle* obj_hdl, fsal_obj_handle* destdir_hdl,
                     [&] { return obj->obj_ops->link(obj, sub_of(destdir_hdl), name); });
 }
 
+// A rename over an existing regular file takes a link from it, maybe its last:
+// then its data files go, as for unlink.
 fsal_status_t rename(fsal_obj_handle* obj_hdl, fsal_obj_handle* olddir_hdl, const char* old_name,
                      fsal_obj_handle* newdir_hdl, const char* new_name) noexcept {
+    Export* exp = current_export();
     fsal_obj_handle* olddir = sub_of(olddir_hdl);
-    return sub_call(current_export(), [&] {
-        return olddir->obj_ops->rename(sub_of(obj_hdl), olddir, old_name, sub_of(newdir_hdl),
-                                       new_name);
+    fsal_obj_handle* newdir = sub_of(newdir_hdl);
+
+    fsal_obj_handle* replaced = nullptr; // the sub-FSAL's handle of the file replaced
+    mds::ObjectKey replaced_key;
+    if (exp != nullptr) {
+        fsal_status_t found = sub_call(
+            exp, [&] { return newdir->obj_ops->lookup(newdir, new_name, &replaced, nullptr); });
+        if (FSAL_IS_ERROR(found)) {
+            replaced = nullptr;
+        } else if (replaced != nullptr) {
+            replaced_key = key_of(exp, replaced);
+            if (replaced->type != REGULAR_FILE || replaced_key == Handle::of(obj_hdl)->key) {
+                sub_call(exp, [&] { replaced->obj_ops->release(replaced); });
+                replaced = nullptr;
+            }
+        }
+    }
+
+    fsal_status_t status = sub_call(exp, [&] {
+        return olddir->obj_ops->rename(sub_of(obj_hdl), olddir, old_name, newdir, new_name);
     });
+    if (replaced != nullptr) {
+        if (!FSAL_IS_ERROR(status) && mds::last_link_gone(*exp, replaced))
+            mds::remove_data_files(*exp, replaced_key, replaced->fileid, nullptr, new_name);
+        sub_call(exp, [&] { replaced->obj_ops->release(replaced); });
+    }
+    return status;
 }
 
-// Removing a regular file will also remove its data files (placement).
+// Removing the last link of a regular file removes its data files.
 fsal_status_t unlink(fsal_obj_handle* dir_hdl, fsal_obj_handle* obj_hdl,
                      const char* name) noexcept {
+    Export* exp = current_export();
     fsal_obj_handle* dir = sub_of(dir_hdl);
-    return sub_call(current_export(),
-                    [&] { return dir->obj_ops->unlink(dir, sub_of(obj_hdl), name); });
+    Handle* handle = Handle::of(obj_hdl);
+    fsal_status_t status =
+        sub_call(exp, [&] { return dir->obj_ops->unlink(dir, handle->sub, name); });
+    if (!FSAL_IS_ERROR(status) && exp != nullptr && obj_hdl->type == REGULAR_FILE &&
+        mds::last_link_gone(*exp, handle->sub))
+        mds::remove_data_files(*exp, handle->key, handle->fileid, handle, name);
+    return status;
 }
 
 // ---------------------------------------------------------------------------
-// Attributes and access. getattrs is where size and times will come from the
-// data files (wcc/ cache, fallback/ GETATTR) instead of the metadata file.
+// Attributes and access. A regular file's namespace object holds no bytes:
+// size, space_used and the times come from its data files (wcc/).
 
 fsal_status_t getattrs(fsal_obj_handle* obj_hdl, fsal_attrlist* attrs_out) noexcept {
-    fsal_obj_handle* obj = sub_of(obj_hdl);
-    return sub_call(current_export(), [&] { return obj->obj_ops->getattrs(obj, attrs_out); });
+    Export* exp = current_export();
+    Handle* handle = Handle::of(obj_hdl);
+    fsal_obj_handle* obj = handle->sub;
+    fsal_status_t status = sub_call(exp, [&] { return obj->obj_ops->getattrs(obj, attrs_out); });
+    if (FSAL_IS_ERROR(status) || exp == nullptr || obj_hdl->type != REGULAR_FILE)
+        return status;
+    if (const std::shared_ptr<const mds::DataFileMap> map = handle->data_files())
+        status = wcc::overlay_data_attrs(*exp, *handle, *map, attrs_out);
+    return status;
 }
 
 fsal_status_t test_access(fsal_obj_handle* obj_hdl, fsal_accessflags_t access_type,

@@ -25,7 +25,7 @@ packages=(
     libdbus-1-dev libnfsidmap-dev libwbclient-dev libntirpc-dev libkrb5-dev libblkid-dev
     libattr1-dev libacl1-dev liburcu-dev uuid-dev libcap-dev
     # our code, tests and tools
-    libcmocka-dev libnfs-dev libnfs-utils libgtest-dev libbenchmark-dev
+    libcmocka-dev libnfs-dev libnfs-utils libgtest-dev libbenchmark-dev libsqlite3-dev
     rpcbind dbus python3 python3-dbus procps
 )
 

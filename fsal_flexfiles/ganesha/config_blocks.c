@@ -123,6 +123,9 @@ static struct config_item export_params[] = {
                    cfg.wcc_max_age_ms),
     CONF_ITEM_UI32("DS_Getattr_Deadline", 0, UINT32_MAX, FF_CFG_DS_GETATTR_DEADLINE_MS_DEFAULT,
                    ff_export_block, cfg.ds_getattr_deadline_ms),
+    CONF_ITEM_UI32("DS_IO_Timeout", 0, UINT32_MAX, FF_CFG_DS_IO_TIMEOUT_MS_DEFAULT,
+                   ff_export_block, cfg.ds_io_timeout_ms),
+    CONF_ITEM_PATH("Layout_Store", 1, FF_CFG_PATH_MAX, NULL, ff_export_block, cfg.layout_store),
     CONFIG_EOL};
 
 static struct config_block export_block = {
@@ -161,5 +164,6 @@ void ff_cfg_export_release(struct ff_cfg_export* cfg) {
         ds = next;
     }
     gsh_free(cfg->sub_fsal_name);
+    gsh_free(cfg->layout_store);
     memset(cfg, 0, sizeof(*cfg));
 }

@@ -14,6 +14,10 @@
  *           Trust_WCC = true;             # use LAYOUT_WCC attributes from clients
  *           WCC_Max_Age = 1000;           # ms
  *           DS_Getattr_Deadline = 500;    # ms
+ *           DS_IO_Timeout = 5000;         # ms, deadline of each data-path RPC
+ *           Layout_Store = /var/lib/nfs/ganesha/flexfiles/export-1.db;
+ *                                         # default: <NFSv4 RecoveryRoot>/flexfiles/
+ *                                         #          export-<Export_Id>.db
  *           Data_Server { Id = 1; Address = 127.0.0.2; Export_Path = /srv/ds1; }
  *           Data_Server { Id = 2; Address = 127.0.0.3; NFS_Port = 2049;
  *                         MNT_Port = 20048; Export_Path = /srv/ds2;
@@ -63,6 +67,13 @@ extern "C" {
 #define FF_CFG_DS_GETATTR_DEADLINE_MS_MIN 1u
 #define FF_CFG_DS_GETATTR_DEADLINE_MS_MAX 60000u
 #define FF_CFG_DS_GETATTR_DEADLINE_MS_DEFAULT 500u
+#define FF_CFG_DS_IO_TIMEOUT_MS_MIN 100u
+#define FF_CFG_DS_IO_TIMEOUT_MS_MAX 120000u
+#define FF_CFG_DS_IO_TIMEOUT_MS_DEFAULT 5000u
+/* Layout_Store defaults to <RecoveryRoot>/FF_CFG_LAYOUT_STORE_SUBDIR/export-<Export_Id>.db:
+ * /var/lib/nfs/ganesha/flexfiles/... by default, and per server wherever a server keeps its
+ * state (RecoveryRoot), so two servers on one machine never share a store. */
+#define FF_CFG_LAYOUT_STORE_SUBDIR "flexfiles"
 #define FF_CFG_ADDRESS_MAX 255 /* characters */
 #define FF_CFG_PATH_MAX 4096   /* characters */
 
@@ -92,6 +103,8 @@ struct ff_cfg_export {
     bool trust_wcc;
     uint32_t wcc_max_age_ms;
     uint32_t ds_getattr_deadline_ms;
+    uint32_t ds_io_timeout_ms;
+    char* layout_store; /* NULL when the block has no Layout_Store */
 };
 
 struct config_error_type;

@@ -8,6 +8,7 @@
 #include "FSAL/fsal_commonlib.h"
 #include "export_mgr.h"
 #include "fsal.h"
+#include "gsh_config.h"
 #include "shim.h"
 
 void ff_gsh_obj_handle_init(struct fsal_obj_handle* obj, struct fsal_export* exp,
@@ -66,4 +67,10 @@ const char* ff_gsh_ctx_export_path(void) {
     if (exp->cfg_fullpath != NULL)
         return exp->cfg_fullpath;
     return "(no path)";
+}
+
+const char* ff_gsh_recovery_root(void) {
+    if (nfs_param.nfsv4_param.recov_root != NULL && nfs_param.nfsv4_param.recov_root[0] != '\0')
+        return nfs_param.nfsv4_param.recov_root;
+    return NFS_V4_RECOV_ROOT;
 }

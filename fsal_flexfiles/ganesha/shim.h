@@ -53,6 +53,9 @@ fsal_status_t ff_gsh_update_export(struct fsal_module* fsal, void* parse_node,
 uint16_t ff_gsh_ctx_export_id(void);
 const char* ff_gsh_ctx_export_path(void);
 
+/* gsh_config.h: the NFSv4 RecoveryRoot (where this server keeps its state). */
+const char* ff_gsh_recovery_root(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,15 +1,494 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The Ganesha side of wcc/: the layout_wcc object method and the GETATTR overlay.
+//
+// Threading
+//   layout_wcc runs on a Ganesha worker with the object's state lock held: it decodes,
+//   applies to the RCU cache (lock-free) and only submits credential repairs (a queue push
+//   to the data server's event thread), never waiting for a data server.
+//   overlay_data_attrs runs on a worker inside MDCACHE's getattrs (its attr_lock held for
+//   write on a refresh). The cached path is: one RCU lookup, one merge, no allocation; the
+//   RW-layout question is asked of layout/ only when the cache has something. The fallback
+//   submits every mirror's GETATTR, then waits at most DS_Getattr_Deadline. Completions
+//   (repairs, GETATTR answers) run on the fleet's event threads and touch only the cache
+//   and the counters; the export tears the fleet down before the cache (export.hpp), so a
+//   completion never sees a destroyed cache.
 #include "wcc/wcc_ops.hpp"
+
+#include "export.hpp"
+#include "fallback/ds_getattr.hpp"
+#include "fleet/fleet.h"
+#include "handle.hpp"
+#include "layout/layout_ops.hpp"
+#include "mds/ds_attrs.hpp"
+#include "wcc/apply.hpp"
+#include "wcc/body.hpp"
+#include "wcc/fattr_shim.h"
+#include "wcc/overlay.hpp"
+
+extern "C" {
+#include "nfs4_layout_wcc_xdr.h"
+}
+
+#include <algorithm>
+#include <cinttypes>
+#include <string>
+#include <vector>
 
 namespace flexfiles::wcc {
 
-bool export_supports_layout_wcc(const Export*) noexcept { return false; }
+namespace {
 
-void init_wcc_obj_ops(fsal_obj_ops&) noexcept {}
+// Module-wide state, created on first use and never destroyed: completions on the fleet's
+// event threads may still reach it while the process exits (and the module constructor
+// runs before C++ static initialisation, see module.cpp).
+RepairTracker& repair_tracker() {
+    static RepairTracker* t = new RepairTracker;
+    return *t;
+}
 
-fsal_status_t overlay_data_attrs(Export&, Handle&, const mds::DataFileMap&,
-                                 fsal_attrlist*) noexcept {
+fallback::DsGetattrFlights& flights() {
+    static fallback::DsGetattrFlights* f = new fallback::DsGetattrFlights;
+    return *f;
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding
+
+static_assert(FF_WCC_A_SIZE == kAttrSize && FF_WCC_A_SPACE_USED == kAttrSpaceUsed &&
+              FF_WCC_A_MODE == kAttrMode && FF_WCC_A_OWNER == kAttrOwner &&
+              FF_WCC_A_GROUP == kAttrGroup && FF_WCC_A_ATIME == kAttrAtime &&
+              FF_WCC_A_MTIME == kAttrMtime && FF_WCC_A_CTIME == kAttrCtime);
+
+std::optional<NfsTime> time_of(const ff_wcc_time& t) {
+    return NfsTime::from_parts(t.sec, t.nsec);
+}
+
+const char* nfs4_status_name(int st) {
+    switch (st) {
+    case NFS4ERR_BADXDR:
+        return "NFS4ERR_BADXDR";
+    case NFS4ERR_INVAL:
+        return "NFS4ERR_INVAL";
+    case NFS4ERR_BADOWNER:
+        return "NFS4ERR_BADOWNER";
+    case NFS4ERR_ATTRNOTSUPP:
+        return "NFS4ERR_ATTRNOTSUPP";
+    default:
+        return "an NFSv4 error";
+    }
+}
+
+// ffdsw_attributes through Ganesha's fattr4 decoder (SETATTR's; owners via the idmapper).
+// Anything it refuses other than BADXDR is NFS4ERR_INVAL for LAYOUT_WCC: BADOWNER and
+// ATTRNOTSUPP are not in RFC 9766 Table 2.
+BodyStatus decode_with_ganesha(const Fattr4View& f, DsAttrs& out, std::string& why) {
+    ff_wcc_attrs a{};
+    const int st = ff_wcc_decode_fattr4(f.mask.data(), Fattr4View::kWords,
+                                        reinterpret_cast<const char*>(f.values.data()),
+                                        static_cast<unsigned>(f.values.size()), &a);
+    if (st != NFS4_OK) {
+        why = std::string("fattr4 values: ") + nfs4_status_name(st);
+        return st == NFS4ERR_BADXDR ? BodyStatus::BadXdr : BodyStatus::Inval;
+    }
+    out = DsAttrs{};
+    out.size = a.size;
+    out.space_used = a.space_used;
+    out.mode = a.mode;
+    out.uid = a.uid;
+    out.gid = a.gid;
+    out.valid =
+        static_cast<std::uint16_t>(a.valid & ~(FF_WCC_A_ATIME | FF_WCC_A_MTIME | FF_WCC_A_CTIME));
+    struct {
+        std::uint32_t bit;
+        const ff_wcc_time& t;
+        NfsTime& to;
+    } times[] = {{FF_WCC_A_ATIME, a.atime, out.atime},
+                 {FF_WCC_A_MTIME, a.mtime, out.mtime},
+                 {FF_WCC_A_CTIME, a.ctime, out.ctime}};
+    for (auto& t : times) {
+        if ((a.valid & t.bit) == 0)
+            continue;
+        const std::optional<NfsTime> v = time_of(t.t);
+        if (!v) {
+            why = "a time outside what the server can represent";
+            return BodyStatus::Inval;
+        }
+        t.to = *v;
+        out.valid |= static_cast<std::uint16_t>(t.bit);
+    }
+    return BodyStatus::Ok;
+}
+
+// The decoded body, freed with it.
+struct DecodedBody {
+    ff_layout_wcc4 body{};
+    DecodedBody() = default;
+    DecodedBody(const DecodedBody&) = delete;
+    DecodedBody& operator=(const DecodedBody&) = delete;
+    ~DecodedBody() { ff_layout_wcc4_free(&body); }
+};
+
+std::vector<BodyEntry> entries_of(const ff_layout_wcc4& body) {
+    std::vector<BodyEntry> out;
+    for (u_int m = 0; m < body.fflw_mirrors.fflw_mirrors_len; ++m) {
+        const ff_mirror_wcc4& mirror = body.fflw_mirrors.fflw_mirrors_val[m];
+        for (u_int d = 0; d < mirror.ffmw_data_servers.ffmw_data_servers_len; ++d) {
+            const ff_data_server_wcc4& ds = mirror.ffmw_data_servers.ffmw_data_servers_val[d];
+            BodyEntry e;
+            e.mirror_pos = m;
+            e.ds_pos = d;
+            std::copy_n(reinterpret_cast<const std::uint8_t*>(ds.ffdsw_deviceid), e.deviceid.size(),
+                        e.deviceid.begin());
+            e.stateid.seqid = ds.ffdsw_stateid.seqid;
+            std::copy_n(reinterpret_cast<const std::uint8_t*>(ds.ffdsw_stateid.other),
+                        e.stateid.other.size(), e.stateid.other.begin());
+            for (u_int i = 0; i < ds.ffdsw_fh_vers.ffdsw_fh_vers_len; ++i) {
+                const nfs_fh4& fh = ds.ffdsw_fh_vers.ffdsw_fh_vers_val[i];
+                e.fhs.emplace_back(reinterpret_cast<const std::uint8_t*>(fh.nfs_fh4_val),
+                                   fh.nfs_fh4_len);
+            }
+            const fattr4& fa = ds.ffdsw_attributes;
+            for (u_int w = 0; w < fa.attrmask.bitmap4_len && w < Fattr4View::kWords; ++w)
+                e.attributes.mask[w] = fa.attrmask.map[w];
+            e.attributes.values = {
+                reinterpret_cast<const std::uint8_t*>(fa.attr_vals.attrlist4_val),
+                fa.attr_vals.attrlist4_len};
+            out.push_back(std::move(e));
+        }
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Credential repairs
+
+void send_repairs(Export& exp, const mds::DataFileMap& map,
+                  const std::vector<CredentialRepair>& repairs) {
+    AttrCache* cache = &exp.cache();
+    for (const CredentialRepair& r : repairs) {
+        const mds::DataFile& df = map.files[r.data_file];
+        std::shared_ptr<fleet::DataServer> ds = exp.fleet().find(df.ds_id);
+        const std::optional<fleet::DsFh> fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
+        LogEvent(COMPONENT_PNFS,
+                 "%s: fileid %" PRIu64 " data file %s on ds %" PRIu64
+                 ": a client reports owner %u:%u, the layout says %u:%u; setting it back",
+                 exp.label().c_str(), map.file_id, df.name.c_str(), df.ds_id, r.reported_uid,
+                 r.reported_gid, r.expected_uid, r.expected_gid);
+        if (!ds || !fh) {
+            counters().add(WccCounters::kCredRepairsFailed);
+            repair_tracker().end(cache, r.key);
+            continue;
+        }
+        counters().add(WccCounters::kCredRepairsSent);
+        fleet::SetAttrs set;
+        set.uid = r.expected_uid;
+        set.gid = r.expected_gid;
+        const std::int64_t issued = monotonic_now_ns();
+        const std::string what =
+            exp.label() + ": fileid " + std::to_string(map.file_id) + " data file " + df.name;
+        ds->setattr(*fh, set, fleet::Deadline{},
+                    [cache, key = r.key, issued, what](fleet::DsResult<fleet::SetattrResult> res) {
+                        if (res.ok()) {
+                            counters().add(WccCounters::kCredRepairsDone);
+                            // The data server's post-op attributes replace the wrong owner.
+                            if (res.value.attrs)
+                                cache->apply_ds_getattr(key, mds::to_cache_attrs(*res.value.attrs),
+                                                        issued);
+                        } else {
+                            counters().add(WccCounters::kCredRepairsFailed);
+                            LogWarn(COMPONENT_PNFS, "%s: owner repair failed: %s", what.c_str(),
+                                    res.status.message.c_str());
+                        }
+                        repair_tracker().end(cache, key);
+                    });
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// layout_wcc
+
+nfsstat4 to_nfsstat4(BodyStatus s) {
+    switch (s) {
+    case BodyStatus::Ok:
+        return NFS4_OK;
+    case BodyStatus::BadXdr:
+        return NFS4ERR_BADXDR;
+    case BodyStatus::Inval:
+        return NFS4ERR_INVAL;
+    }
+    return NFS4ERR_SERVERFAULT;
+}
+
+nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
+                    const gsh_buffdesc* body) noexcept {
+    Export* exp = current_export();
+    if (type != LAYOUT4_FLEX_FILES)
+        return NFS4ERR_UNKNOWN_LAYOUTTYPE;
+    if (exp == nullptr || !export_supports_layout_wcc(exp))
+        return NFS4ERR_NOTSUPP;
+    try {
+        DecodedBody decoded;
+        const u_int len = body != nullptr ? static_cast<u_int>(body->len) : 0;
+        const char* bytes = body != nullptr ? static_cast<const char*>(body->addr) : nullptr;
+        if (!ff_layout_wcc4_decode(bytes, len, &decoded.body)) {
+            counters().add(WccCounters::kOps);
+            counters().add(WccCounters::kOpsBadXdr);
+            LogInfo(COMPONENT_PNFS,
+                    "%s: LAYOUT_WCC for fileid %" PRIu64
+                    ": the %u-byte body is not an ff_layout_wcc4: NFS4ERR_BADXDR",
+                    exp->label().c_str(), obj_hdl->fileid, len);
+            return NFS4ERR_BADXDR;
+        }
+        const std::vector<BodyEntry> entries = entries_of(decoded.body);
+
+        Handle* handle = Handle::of(obj_hdl);
+        std::shared_ptr<const mds::DataFileMap> map = handle->data_files();
+        const std::optional<layout::GrantedLayout> granted = layout::granted_layout(state);
+        const LayoutAuthority authority = !granted              ? LayoutAuthority::None
+                                          : granted->read_write ? LayoutAuthority::ReadWrite
+                                                                : LayoutAuthority::Read;
+        mds::DataFileMap no_files;
+        no_files.file_id = obj_hdl->fileid;
+        const mds::DataFileMap& files = map ? *map : no_files;
+        if (!map)
+            counters().add(WccCounters::kOpsNoDataFiles);
+
+        const ApplyOutcome out = apply_layout_wcc(
+            exp->cache(), files, granted ? &granted->files : nullptr, entries, decode_with_ganesha,
+            authority, ApplyPolicy{exp->settings.trust_wcc}, repair_tracker(), counters());
+
+        if (out.status != BodyStatus::Ok) {
+            LogInfo(COMPONENT_PNFS, "%s: LAYOUT_WCC for fileid %" PRIu64 ": %s: %s",
+                    exp->label().c_str(), obj_hdl->fileid, out.why.c_str(), to_string(out.status));
+            return to_nfsstat4(out.status);
+        }
+        if (out.cache.out_of_memory) {
+            LogWarn(COMPONENT_PNFS, "%s: LAYOUT_WCC for fileid %" PRIu64 ": out of memory",
+                    exp->label().c_str(), obj_hdl->fileid);
+            return NFS4ERR_DELAY;
+        }
+        LogDebug(COMPONENT_PNFS,
+                 "%s: LAYOUT_WCC fileid %" PRIu64 " (%s layout): %zu entries, %u applied, %u "
+                 "stale, %u unauthorised, %u unmatched, %u empty%s",
+                 exp->label().c_str(), obj_hdl->fileid,
+                 authority == LayoutAuthority::ReadWrite ? "RW"
+                 : authority == LayoutAuthority::Read    ? "READ"
+                                                         : "no",
+                 entries.size(), out.cache.applied, out.cache.ignored_stale,
+                 out.cache.ignored_unauthorised, out.unmatched, out.empty,
+                 out.untrusted ? " (Trust_WCC = false: ignored)" : "");
+        if (!out.repairs.empty())
+            send_repairs(*exp, files, out.repairs);
+        return NFS4_OK;
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "%s: LAYOUT_WCC for fileid %" PRIu64 ": %s", exp->label().c_str(),
+                obj_hdl->fileid, e.what());
+        return NFS4ERR_SERVERFAULT;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// GETATTR
+
+// Asks every data file of the map, single-flight per data file, until the deadline.
+fallback::FetchSummary fetch_data_attrs(Export& exp, const mds::DataFileMap& map) {
+    std::vector<fallback::GetattrTarget> targets;
+    targets.reserve(map.files.size());
+    for (std::size_t i = 0; i < map.files.size(); ++i)
+        targets.push_back(fallback::GetattrTarget{mds::cache_key(map, map.files[i]), i});
+
+    fleet::Fleet& fleet = exp.fleet();
+    AttrCache* cache = &exp.cache();
+    const std::string& label = exp.label();
+    const auto submit = [&](const fallback::GetattrTarget& t, fleet::Deadline deadline,
+                            fleet::Callback<fleet::DsAttrs> done) {
+        const mds::DataFile& df = map.files[t.data_file];
+        std::shared_ptr<fleet::DataServer> ds = fleet.find(df.ds_id);
+        const std::optional<fleet::DsFh> fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
+        if (!ds || !fh) {
+            done(fleet::DsResult<fleet::DsAttrs>::failure(fleet::DsStatus::error(
+                ds ? fleet::DsErrc::invalid_argument : fleet::DsErrc::not_found,
+                label + ": data file " + df.name + ": no data server " + std::to_string(df.ds_id) +
+                    " or no filehandle")));
+            return;
+        }
+        ds->getattr(*fh, deadline, [ds, done = std::move(done)](fleet::DsResult<fleet::DsAttrs> r) {
+            // A data server that did not answer in time is suspect (health.h).
+            if (r.status.code == fleet::DsErrc::timeout)
+                ds->report_error(fleet::ErrorKind::timeout);
+            done(std::move(r));
+        });
+    };
+    const std::uint64_t file = map.file_id;
+    const auto on_answer = [cache, file, label](const fallback::GetattrTarget& t,
+                                                const fleet::DsResult<fleet::DsAttrs>& r,
+                                                std::int64_t issued_ns) {
+        if (!r.ok()) {
+            counters().add(WccCounters::kFallbackFailed);
+            LogInfo(COMPONENT_PNFS,
+                    "%s: GETATTR of fileid %" PRIu64
+                    " mirror %u on its data server failed (%s): last known attributes served",
+                    label.c_str(), file, t.key.slot.mirror, r.status.message.c_str());
+            return;
+        }
+        const Outcome o = cache->apply_ds_getattr(t.key, mds::to_cache_attrs(r.value), issued_ns);
+        if (o == Outcome::Applied || o == Outcome::AppliedPartly)
+            counters().add(WccCounters::kFallbackApplied);
+    };
+    const auto deadline = fleet::Clock::now() + exp.settings.ds_getattr_deadline;
+    fallback::FetchSummary sum = flights().fetch(cache, targets, deadline, submit, on_answer);
+    counters().add(WccCounters::kFallbackSent, sum.sent);
+    counters().add(WccCounters::kFallbackCoalesced, sum.coalesced);
+    counters().add(WccCounters::kFallbackTimedOut, sum.timed_out);
+    return sum;
+}
+
+FileAttrView view_of(const fsal_attrlist& a) {
+    FileAttrView v;
+    auto t = [](const timespec& ts) {
+        return NfsTime::from_parts(ts.tv_sec, static_cast<std::uint32_t>(ts.tv_nsec))
+            .value_or(NfsTime{});
+    };
+    if (a.valid_mask & ATTR_SIZE) {
+        v.valid |= kAttrSize;
+        v.size = a.filesize;
+    }
+    if (a.valid_mask & ATTR_SPACEUSED) {
+        v.valid |= kAttrSpaceUsed;
+        v.space_used = a.spaceused;
+    }
+    if (a.valid_mask & ATTR_ATIME) {
+        v.valid |= kAttrAtime;
+        v.atime = t(a.atime);
+    }
+    if (a.valid_mask & ATTR_MTIME) {
+        v.valid |= kAttrMtime;
+        v.mtime = t(a.mtime);
+    }
+    if (a.valid_mask & ATTR_CTIME) {
+        v.valid |= kAttrCtime;
+        v.ctime = t(a.ctime);
+    }
+    if (a.valid_mask & ATTR_CHANGE) {
+        v.has_change = true;
+        v.change = a.change;
+    }
+    return v;
+}
+
+timespec timespec_of(NfsTime t) {
+    timespec ts{};
+    ts.tv_sec = static_cast<time_t>(t.seconds());
+    ts.tv_nsec = static_cast<long>(t.nseconds());
+    return ts;
+}
+
+void write_back(const FileAttrView& v, std::uint16_t set, fsal_attrlist& a) {
+    if (set & kAttrSize) {
+        a.filesize = v.size;
+        a.valid_mask |= ATTR_SIZE;
+    }
+    if (set & kAttrSpaceUsed) {
+        a.spaceused = v.space_used;
+        a.valid_mask |= ATTR_SPACEUSED;
+    }
+    if (set & kAttrAtime) {
+        a.atime = timespec_of(v.atime);
+        a.valid_mask |= ATTR_ATIME;
+    }
+    if (set & kAttrMtime) {
+        a.mtime = timespec_of(v.mtime);
+        a.valid_mask |= ATTR_MTIME;
+    }
+    if (set & kAttrCtime) {
+        a.ctime = timespec_of(v.ctime);
+        a.valid_mask |= ATTR_CTIME;
+        if (v.has_change)
+            a.change = v.change;
+    }
+}
+
+// How long MDCACHE may serve this answer without asking again (see wcc/LAYOUT_WCC.md, "MDCACHE").
+// Attr_Expiration_Time = 0 on the export: MDCACHE always asks (our 0 keeps it so). Otherwise
+// the shortest time MDCACHE can express that covers WCC_Max_Age (whole seconds, at least
+// 1), never more than the export's: a file may get an RW layout at any moment, and MDCACHE
+// must come back within about WCC_Max_Age to see what its writers did. Asking again costs a
+// namespace getattr and a cache lookup, no data-server traffic unless a writer is at work.
+void set_expiry(const Export& exp, fsal_attrlist& a) {
+    if (op_ctx == nullptr)
+        return;
+    const std::int32_t configured = op_ctx->export_perms.expire_time_attr;
+    if (configured <= 0)
+        return; // 0: always ask (kept by MDCACHE); < 0: the admin chose to trust forever
+    const auto ms = exp.settings.wcc_max_age.count();
+    const std::int64_t want = std::max<std::int64_t>(1, (ms + 999) / 1000);
+    a.expire_time_attr = static_cast<std::int32_t>(std::min<std::int64_t>(want, configured));
+}
+
+} // namespace
+
+bool export_supports_layout_wcc(const Export* exp) noexcept {
+    return exp != nullptr && layout::export_grants_layouts(exp);
+}
+
+void init_wcc_obj_ops(fsal_obj_ops& ops) noexcept {
+    ops.layout_wcc = layout_wcc;
+}
+
+fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFileMap& map,
+                                 fsal_attrlist* attrs) noexcept {
+    if (attrs == nullptr || map.files.empty())
+        return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    try {
+        AttrCache& cache = exp.cache();
+        std::optional<MergedAttrs> merged = cache.merged(map.file_id);
+        // Only asked when the cache has something: with nothing cached the data servers are
+        // asked whatever the layouts.
+        const bool rw = merged && layout::rw_layout_outstanding(exp, map.file_id);
+        const std::int64_t max_age_ns =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(exp.settings.wcc_max_age).count();
+        const FetchReason why = fetch_reason(merged, rw, max_age_ns, monotonic_now_ns());
+        if (why != FetchReason::None) {
+            const fallback::FetchSummary sum = fetch_data_attrs(exp, map);
+            counters().add(WccCounters::kOverlayFetched);
+            if (sum.timed_out != 0 || sum.failed != 0)
+                LogDebug(COMPONENT_PNFS,
+                         "%s: GETATTR of fileid %" PRIu64 " (%s): %u of %u data files answered",
+                         exp.label().c_str(), map.file_id, to_string(why), sum.answered,
+                         sum.targets);
+            merged = cache.merged(map.file_id);
+        } else {
+            counters().add(WccCounters::kOverlayCached);
+        }
+        set_expiry(exp, *attrs);
+        if (!merged || merged->data_files == 0) {
+            counters().add(WccCounters::kOverlayNoData);
+            LogDebug(COMPONENT_PNFS,
+                     "%s: GETATTR of fileid %" PRIu64
+                     ": no data-file attributes known, the metadata file's served",
+                     exp.label().c_str(), map.file_id);
+            return fsalstat(ERR_FSAL_NO_ERROR, 0);
+        }
+        FileAttrView view = view_of(*attrs);
+        const std::uint16_t set = overlay(*merged, view);
+        write_back(view, set, *attrs);
+    } catch (const std::exception& e) {
+        // Never fail a GETATTR for this: the namespace attributes stand.
+        LogCrit(COMPONENT_PNFS, "%s: GETATTR of fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, e.what());
+    }
     return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+bool invalidate_cached_attrs(Export& exp, fsal_obj_handle* obj) noexcept {
+    const int err = ff_wcc_invalidate_attrs(&exp, obj);
+    if (err != 0) {
+        LogInfo(COMPONENT_PNFS, "%s: fileid %" PRIu64 ": MDCACHE invalidate failed (%d)",
+                exp.label().c_str(), obj != nullptr ? obj->fileid : 0, err);
+        return false;
+    }
+    return true;
 }
 
 } // namespace flexfiles::wcc

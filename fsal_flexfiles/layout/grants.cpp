@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+#include "layout/grants.hpp"
+
+#include <algorithm>
+
+namespace flexfiles::layout {
+
+void GrantRegistry::add(Grant& grant) {
+    std::lock_guard lock(mu_);
+    grant.id = next_id_++;
+    by_file_[grant.file].push_back(&grant);
+    count_++;
+}
+
+bool GrantRegistry::remove(const Grant& grant) {
+    std::lock_guard lock(mu_);
+    auto it = by_file_.find(grant.file);
+    if (it == by_file_.end())
+        return false;
+    auto& list = it->second;
+    auto pos = std::find(list.begin(), list.end(), &grant);
+    if (pos == list.end())
+        return false;
+    list.erase(pos);
+    if (list.empty())
+        by_file_.erase(it);
+    count_--;
+    return true;
+}
+
+std::vector<std::uint64_t> GrantRegistry::holders(std::uint64_t file, std::uint64_t except,
+                                                  std::optional<Iomode> iomode) const {
+    std::vector<std::uint64_t> out;
+    std::lock_guard lock(mu_);
+    auto it = by_file_.find(file);
+    if (it == by_file_.end())
+        return out;
+    for (const Grant* g : it->second) {
+        if (except != 0 && g->client == except)
+            continue;
+        if (iomode && g->iomode != *iomode)
+            continue;
+        if (std::find(out.begin(), out.end(), g->client) == out.end())
+            out.push_back(g->client);
+    }
+    return out;
+}
+
+std::size_t GrantRegistry::grants(std::uint64_t file) const {
+    std::lock_guard lock(mu_);
+    auto it = by_file_.find(file);
+    return it == by_file_.end() ? 0 : it->second.size();
+}
+
+std::size_t GrantRegistry::size() const {
+    std::lock_guard lock(mu_);
+    return count_;
+}
+
+std::uint32_t next_fencing_id(std::uint32_t current, std::uint32_t min,
+                              std::uint32_t max) noexcept {
+    if (max < min)
+        std::swap(min, max);
+    if (current < min || current >= max)
+        return min;
+    return current + 1;
+}
+
+} // namespace flexfiles::layout

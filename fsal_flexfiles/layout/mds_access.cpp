@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+#include "layout/mds_access.hpp"
+
+#include "export.hpp"
+#include "handle.hpp"
+
+namespace flexfiles::layout::mds_access {
+
+fleet::Fleet* fleet(Export& exp) noexcept {
+    return exp.fleet_.get();
+}
+
+wcc::AttrCache* cache(Export& exp) noexcept {
+    return exp.cache_.get();
+}
+
+std::optional<mds::DataFileMap> data_files(Export&, Handle& handle) noexcept {
+    try {
+        std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
+        if (!map)
+            return std::nullopt;
+        return *map;
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+bool set_data_files(Export& exp, Handle& handle, const mds::DataFileMap& map,
+                    std::string& error) noexcept {
+    try {
+        if (!exp.store_) {
+            error = "the export has no layout store";
+            return false;
+        }
+        const mds::StoreStatus st = exp.store_->put(handle.key, map);
+        if (!st.ok()) {
+            error = st.error;
+            return false;
+        }
+        handle.set_data_files(std::make_shared<const mds::DataFileMap>(map));
+        return true;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+}
+
+} // namespace flexfiles::layout::mds_access

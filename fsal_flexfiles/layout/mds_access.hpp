@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The one place layout/ reaches into the export's data path (fleet, layout store, attribute
+// cache) and a handle's data files: everything else in layout/ goes through these, so a
+// change of the export/handle API touches this file only.
+#pragma once
+
+#include "mds/data_files.hpp"
+
+#include <optional>
+#include <string>
+
+namespace flexfiles {
+struct Export;
+struct Handle;
+} // namespace flexfiles
+
+namespace flexfiles::fleet {
+class Fleet;
+}
+namespace flexfiles::wcc {
+class AttrCache;
+}
+
+namespace flexfiles::layout::mds_access {
+
+// The export's data-server fleet; nullptr when it has none (yet).
+fleet::Fleet* fleet(Export& exp) noexcept;
+
+// The export's WCC attribute cache; nullptr when it has none.
+wcc::AttrCache* cache(Export& exp) noexcept;
+
+// The file's data files, or std::nullopt when it has none (not a regular file, created
+// before the export had data servers, or its map could not be read: logged by the caller).
+std::optional<mds::DataFileMap> data_files(Export& exp, Handle& handle) noexcept;
+
+// Replaces the file's map (in the layout store and wherever the handle keeps it), e.g.
+// with new fencing ids. false with `error` set when it could not be persisted.
+bool set_data_files(Export& exp, Handle& handle, const mds::DataFileMap& map,
+                    std::string& error) noexcept;
+
+} // namespace flexfiles::layout::mds_access

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// I/O that reaches the MDS itself (clients without a layout: NFSv4.0, 4.1+ without a
+// layout, NFSv3 to the MDS), sent on to the file's data files.
+//
+//   write    every mirror, in parallel; succeeds only if every mirror took every byte. A
+//            mirror that fails makes its data server Suspect (report_error) and fails the
+//            write with an error naming the file, the data file and the data server. Data
+//            is written FILE_SYNC: the MDS answers with its own write verifier, which cannot
+//            change when a data server restarts and loses unstable data.
+//   read     one mirror, chosen among the Up ones (rotating, to spread reads), falling back
+//            to the next mirror when one fails.
+//   commit   COMMIT on every mirror.
+//   truncate SETATTR(size) on every mirror, then the size barrier in the attribute cache.
+//
+// Post-operation attributes of every reply go into the export's attribute cache as the
+// MDS's own knowledge (AttrCache::apply_ds_getattr, ordered by when the request was sent).
+//
+// All calls run on the caller's thread and wait, bounded, for the data servers' event
+// threads: every RPC has a deadline (timeout from when it is sent), so a call takes at
+// most (number of chunks) x timeout per mirror tried.
+#pragma once
+
+#include "fleet/fleet.h"
+#include "mds/counters.hpp"
+#include "mds/data_files.hpp"
+#include "wcc/attr_cache.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+namespace flexfiles::mds {
+
+struct IoSizes {
+    std::uint32_t rsize = 1u << 20;
+    std::uint32_t wsize = 1u << 20;
+};
+
+struct ProxyReadResult {
+    fleet::DsStatus status;
+    std::vector<std::uint8_t> data;
+    bool eof = false;
+    std::uint32_t mirror = 0; // the mirror that answered (the last one tried on failure)
+};
+
+class ProxyIo {
+public:
+    // `sizes` maps a data-server Id to its Rsize/Wsize (missing: 1 MiB). `cache` may be null.
+    ProxyIo(fleet::Fleet& fleet, wcc::AttrCache* cache, DataPathCounters& counters,
+            std::map<std::uint64_t, IoSizes> sizes, std::chrono::milliseconds timeout);
+
+    fleet::DsStatus write(const DataFileMap& map, std::uint64_t offset,
+                          std::span<const std::uint8_t> data);
+    ProxyReadResult read(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
+    fleet::DsStatus commit(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
+    fleet::DsStatus truncate(const DataFileMap& map, std::uint64_t size);
+
+    // The order in which read() tries the mirrors: Up data servers first (starting at a
+    // rotating position), then Suspect, then Down or unknown ones. Pure; for tests.
+    static std::vector<std::size_t> read_order(const std::vector<fleet::Health>& health,
+                                               std::uint64_t rotation);
+
+private:
+    std::uint32_t rsize(std::uint64_t ds_id) const;
+    std::uint32_t wsize(std::uint64_t ds_id) const;
+
+    fleet::Fleet& fleet_;
+    wcc::AttrCache* cache_;
+    DataPathCounters& counters_;
+    const std::map<std::uint64_t, IoSizes> sizes_;
+    const std::chrono::milliseconds timeout_;
+    std::atomic<std::uint64_t> rotation_{0};
+};
+
+} // namespace flexfiles::mds
