@@ -68,10 +68,6 @@ nfsstat4 layoutreturn(fsal_obj_handle* obj_hdl, XDR* lrf_body,
                       const fsal_layoutreturn_arg* arg) noexcept;
 nfsstat4 layoutcommit(fsal_obj_handle* obj_hdl, XDR* lou_body, const fsal_layoutcommit_arg* arg,
                       fsal_layoutcommit_res* res) noexcept;
-#ifdef FSAL_OBJ_OPS_HAS_LAYOUTERROR // a Ganesha with /work/h8's LAYOUTERROR patch
-nfsstat4 layouterror(fsal_obj_handle* obj_hdl, state_t* layout_state,
-                     const fsal_layouterror_arg* arg) noexcept;
-#endif
 
 nfsstat4 getdeviceinfo(fsal_module* fsal_hdl, XDR* da_addr_body, const layouttype4 type,
                        const pnfs_deviceid* deviceid) noexcept;

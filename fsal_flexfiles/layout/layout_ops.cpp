@@ -152,9 +152,6 @@ void init_layout_obj_ops(fsal_obj_ops& ops) noexcept {
     ops.layoutget = layoutget;
     ops.layoutreturn = layoutreturn;
     ops.layoutcommit = layoutcommit;
-#ifdef FSAL_OBJ_OPS_HAS_LAYOUTERROR
-    ops.layouterror = layouterror;
-#endif
 }
 
 } // namespace flexfiles::layout

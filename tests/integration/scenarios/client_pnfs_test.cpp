@@ -229,13 +229,9 @@ protected:
         return fc::Session::open(o);
     }
 
-    // LAYOUTGET through `f`; skips the test while the MDS grants no layouts.
+    // LAYOUTGET through `f`; a fatal failure if the MDS grants none.
     void must_get_layout(fc::FlexFile& f, std::uint32_t iomode) {
         const std::uint32_t st = f.layoutget(iomode);
-        if (st == NFS4ERR_LAYOUTUNAVAILABLE || st == NFS4ERR_NOTSUPP ||
-            st == NFS4ERR_UNKNOWN_LAYOUTTYPE) {
-            GTEST_SKIP() << "the MDS grants no flex-files layout yet: " << fc::status_name(st);
-        }
         ASSERT_EQ(st, NFS4_OK) << fc::status_name(st);
     }
 
@@ -256,7 +252,7 @@ TEST_F(ClientPnfs, Put4MiBThroughTheLayoutThenLayoutWccGetattrGivesTheExactSize)
     fc::PnfsClient pnfs(*s);
     auto f = fc::FlexFile::open(pnfs, "/ff/put4m", create_options(true));
     must_get_layout(*f, LAYOUTIOMODE4_RW);
-    if (IsSkipped()) {
+    if (HasFatalFailure()) {
         return;
     }
 
@@ -333,7 +329,7 @@ TEST_F(ClientPnfs, SizeSurvivesLayoutWccLayoutCommitReturnAndClose) {
     fc::PnfsClient pnfs(*s);
     auto f = fc::FlexFile::open(pnfs, "/ff/survive", create_options(true));
     must_get_layout(*f, LAYOUTIOMODE4_RW);
-    if (IsSkipped()) {
+    if (HasFatalFailure()) {
         return;
     }
     const auto data = pattern(100000, 9);
@@ -355,7 +351,7 @@ TEST_F(ClientPnfs, GetattrWithoutLayoutWccStillGivesTheExactSize) {
     fc::PnfsClient pnfs(*s);
     auto f = fc::FlexFile::open(pnfs, "/ff/nowcc", create_options(true));
     must_get_layout(*f, LAYOUTIOMODE4_RW);
-    if (IsSkipped()) {
+    if (HasFatalFailure()) {
         return;
     }
     const auto data = pattern(kMiB + 12345, 4);
@@ -373,7 +369,7 @@ TEST_F(ClientPnfs, LayoutCommitGivesTheNewSizeAndTheReportCountsTheIo) {
     fc::PnfsClient pnfs(*s);
     auto f = fc::FlexFile::open(pnfs, "/ff/stats", create_options());
     must_get_layout(*f, LAYOUTIOMODE4_RW);
-    if (IsSkipped()) {
+    if (HasFatalFailure()) {
         return;
     }
     const auto data = pattern(300000, 5);
@@ -405,7 +401,7 @@ TEST_F(ClientPnfs, LayoutReturnTakesRfcIoStatistics) {
     fc::PnfsClient pnfs(*s, rfc_options);
     auto f = fc::FlexFile::open(pnfs, "/ff/iostats", create_options());
     must_get_layout(*f, LAYOUTIOMODE4_RW);
-    if (IsSkipped()) {
+    if (HasFatalFailure()) {
         return;
     }
     f->write(0, pattern(70000, 10));
@@ -445,7 +441,7 @@ TEST_F(ClientPnfs, ReadLayoutReadsEveryMirror) {
     ro.access = OPEN4_SHARE_ACCESS_READ;
     auto f = fc::FlexFile::open(pnfs, "/ff/readme", ro);
     must_get_layout(*f, LAYOUTIOMODE4_READ);
-    if (IsSkipped()) {
+    if (HasFatalFailure()) {
         return;
     }
     EXPECT_EQ(f->layout().iomode, static_cast<std::uint32_t>(LAYOUTIOMODE4_READ));
@@ -472,7 +468,7 @@ TEST_F(ClientPnfs, ConflictingOpenFencesAndRecallsTheLayout) {
     fc::PnfsClient pnfs(*a, po);
     auto f = fc::FlexFile::open(pnfs, "/ff/shared", create_options());
     must_get_layout(*f, LAYOUTIOMODE4_RW);
-    if (IsSkipped()) {
+    if (HasFatalFailure()) {
         return;
     }
     const auto data = pattern(65536, 7);
@@ -512,66 +508,6 @@ TEST_F(ClientPnfs, ConflictingOpenFencesAndRecallsTheLayout) {
     f->layoutreturn(false);
     f->close();
     fc::close_file(*b, other);
-}
-
-TEST_F(ClientPnfs, LayoutErrorIsEncodedAsAnArrayAndAnswered) {
-    auto s = open_session();
-    fc::PnfsClient pnfs(*s);
-    auto f = fc::FlexFile::open(pnfs, "/ff/err", create_options());
-    must_get_layout(*f, LAYOUTIOMODE4_RW);
-    if (IsSkipped()) {
-        return;
-    }
-    // No recorded error: nothing is sent.
-    EXPECT_EQ(f->layouterror(), static_cast<std::uint32_t>(NFS4_OK));
-
-    // One error, as the last op, on a session of its own with a short deadline: stock
-    // Ganesha 4.3 never answers LAYOUTERROR (its handler leaves resop unset, and the
-    // reply is dropped), which the core patch adding FSAL_OBJ_OPS_HAS_LAYOUTERROR fixes.
-    fc::SessionOptions o;
-    o.host = cluster_->mds().address();
-    o.port = cluster_->mds().nfs_port();
-    o.timeout = 3s;
-    auto e = fc::Session::open(o);
-    fc::Compound c;
-    c.putfh(f->fh()).layouterror(
-        0, 4096, f->layout().stateid,
-        {fc::DeviceError{f->data_files()[0].ds.deviceid, NFS4ERR_NXIO, NFS4_OP_WRITE}});
-    const fc::CompoundResult r = e->send(c);
-#ifndef FSAL_OBJ_OPS_HAS_LAYOUTERROR
-    if (r.rpc_status == fc::RpcStatus::timed_out) {
-        GTEST_SKIP() << "Ganesha 4.3 without the LAYOUTERROR core patch does not answer it";
-    }
-#endif
-    ASSERT_TRUE(r.replied()) << r.error;
-    ASSERT_TRUE(r.status_of(1).has_value());
-    // The layout stateid is this session's client's: e is another client, so a server
-    // that checks (RFC 7862 section 15.6.3) says BAD_STATEID; one that does not, OK.
-    EXPECT_TRUE(*r.status_of(1) == NFS4_OK || *r.status_of(1) == NFS4ERR_BAD_STATEID)
-        << fc::status_name(*r.status_of(1));
-    // From the layout's own client, through FlexFile with a recorded error.
-    fc::Compound mine;
-    mine.putfh(f->fh()).layouterror(
-        0, 4096, f->layout().stateid,
-        {fc::DeviceError{f->data_files()[0].ds.deviceid, NFS4ERR_NXIO, NFS4_OP_WRITE}});
-    const fc::CompoundResult m = s->send(mine);
-    ASSERT_TRUE(m.replied()) << m.error;
-    EXPECT_EQ(m.status_of(1), std::optional<std::uint32_t>(NFS4_OK))
-        << fc::status_name(*m.status_of(1));
-    EXPECT_NO_THROW(fc::stat_path(*s, "/ff/err"));
-    f->layoutreturn(false);
-    f->close();
-}
-
-// ---- The CLI ----------------------------------------------------------------------
-
-std::filesystem::path ff_client_binary() {
-    if (const char* env = std::getenv("FF_CLIENT_BIN")) {
-        return env;
-    }
-    // <build>/tests/integration/<this test> -> <build>/tools/ff-client
-    const auto self = std::filesystem::read_symlink("/proc/self/exe");
-    return self.parent_path().parent_path().parent_path() / "tools" / "ff-client";
 }
 
 TEST_F(ClientPnfs, CliPutAndGetThroughTheLayout) {

@@ -83,7 +83,7 @@ TEST_F(LayoutGet, RwLayoutNamesTwoMirrorsOnDistinctDevices) {
 // twice in acquire_layout_state; the next use of the stateid aborts the server). Enable
 // once the core fix (/work/h8/0002-layoutget-layout-stateid-double-unref.patch) is in the
 // series.
-TEST_F(LayoutGet, DISABLED_SecondLayoutgetOnTheLayoutStateid) {
+TEST_F(LayoutGet, SecondLayoutgetOnTheLayoutStateid) {
     const Layout l = must_layoutget(*session_, file_.fh, file_.stateid, LAYOUTIOMODE4_RW);
     const Layout r = must_layoutget(*session_, file_.fh, l.stateid, LAYOUTIOMODE4_READ);
     EXPECT_EQ(r.iomode, LAYOUTIOMODE4_READ);
