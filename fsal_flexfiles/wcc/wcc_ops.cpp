@@ -473,6 +473,11 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
         FileAttrView view = view_of(*attrs);
         const std::uint16_t set = overlay(*merged, view);
         write_back(view, set, *attrs);
+        LogFullDebug(COMPONENT_PNFS,
+                     "%s: GETATTR of fileid %" PRIu64 " (%s): data size %" PRIu64
+                     ", %u data file(s), fields 0x%x",
+                     exp.label().c_str(), map.file_id, to_string(why), merged->attrs.size,
+                     merged->data_files, set);
     } catch (const std::exception& e) {
         // Never fail a GETATTR for this: the namespace attributes stand.
         LogCrit(COMPONENT_PNFS, "%s: GETATTR of fileid %" PRIu64 ": %s", exp.label().c_str(),

@@ -326,6 +326,13 @@ int cmd_put(ffc::Session& s, const std::vector<std::string>& raw_args) {
         write_through_mds(s, *f, data);
     }
 
+    // Without LAYOUT_WCC the MDS learns the new size from LAYOUTCOMMIT (RFC 8435 section 6)
+    // or, once its cached data attributes are older than WCC_Max_Age, from the data servers:
+    // commit first, then ask.
+    std::optional<uint64_t> commit_size;
+    const bool commit_first = through_layout && !wcc;
+    if (commit_first)
+        commit_size = f->layoutcommit();
     ffc::WccGetattr g = (through_layout && wcc) ? f->send_layout_wcc_and_getattr() : f->getattr();
     std::cout << "wrote " << data.size() << " bytes to " << remote;
     if (through_layout) {
@@ -369,9 +376,11 @@ int cmd_put(ffc::Session& s, const std::vector<std::string>& raw_args) {
                 }
             }
         }
-        const std::optional<uint64_t> size = f->layoutcommit();
+        if (!commit_first)
+            commit_size = f->layoutcommit();
         std::cout << "LAYOUTCOMMIT: "
-                  << (size ? "new size " + std::to_string(*size) : std::string("size unchanged"))
+                  << (commit_size ? "new size " + std::to_string(*commit_size)
+                                  : std::string("size unchanged"))
                   << "\n";
         return_layout(*f);
     }

@@ -109,10 +109,8 @@ public:
                 "        WCC_Max_Age = " + std::to_string(cfg.wcc_max_age_ms) +
                 ";\n        DS_Getattr_Deadline = " + std::to_string(cfg.ds_getattr_deadline_ms) +
                 ";\n        Trust_WCC = " + (cfg.trust_wcc ? "true" : "false") + ";\n";
+            ff.attr_expiration_time = cfg.attr_expiration_time;
             mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
-            if (cfg.attr_expiration_time)
-                mds.exports[0].extra +=
-                    "Attr_Expiration_Time = " + std::to_string(*cfg.attr_expiration_time) + ";\n";
         };
         cluster_ = std::make_unique<Cluster>(options);
         SessionOptions so;

@@ -8,6 +8,8 @@ namespace flexfiles::harness {
 std::string flexfiles_fsal_block(const std::vector<DataServerInfo>& ds,
                                  const FlexfilesOptions& options) {
     std::ostringstream out;
+    if (options.attr_expiration_time)
+        out << "Attr_Expiration_Time = " << *options.attr_expiration_time << ";\n    ";
     out << "FSAL {\n"
         << "        Name = FLEXFILES;\n"
         << "        FSAL { Name = VFS; }\n"

@@ -11,6 +11,7 @@
 
 #include "ff_harness/cluster.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,14 @@ struct FlexfilesOptions {
     std::string extra;
     // Which data servers to list (indexes into the cluster's); empty: all of them.
     std::vector<unsigned> only;
+    // The export's Attr_Expiration_Time, written before the FSAL block. 0 (what a FLEXFILES
+    // export wants: MDCACHE asks the FSAL, whose RCU attribute cache decides freshness);
+    // nullopt leaves Ganesha's default (60 s).
+    std::optional<int> attr_expiration_time = 0;
 };
 
-// FSAL { Name = FLEXFILES; FSAL { Name = VFS; } Mirrors = ...; Data_Server {...} ... }
+// [Attr_Expiration_Time = 0;] FSAL { Name = FLEXFILES; FSAL { Name = VFS; } Mirrors = ...;
+// Data_Server {...} ... }: the text of ExportSpec::fsal for a FLEXFILES export.
 // Data server i gets Id = i + 1.
 std::string flexfiles_fsal_block(const std::vector<DataServerInfo>& ds,
                                  const FlexfilesOptions& options = {});
