@@ -321,16 +321,17 @@ void test_ff_layoutreturn4_rfc(void**) {
     assert_int_equal(encode_ff_layoutreturn4({}).size(), 8);
 }
 
-void test_ff_layoutreturn4_ganesha_dialect(void**) {
+void test_ff_layoutreturn4_io_info4_counts(void**) {
     FlexLayoutReturn r = sample_return();
     r.iostats_report[0].write_count = 12;
     const std::vector<char> g = encode_ff_layoutreturn4(r, IoInfoCount::ganesha43_u32);
     const std::vector<char> rfc = encode_ff_layoutreturn4(r);
     assert_int_equal(rfc.size() - g.size(), 8); // two io_info4 counts, 4 bytes each
 
-    // Ganesha's own decoder reads the 32-bit dialect exactly.
+    // Ganesha's decoder, with patch 0008 (io_info4.ii_count is 64 bits, RFC 7862), reads
+    // the RFC encoding exactly.
     ff_layoutreturn4 wire{};
-    XdrDecoder d(g);
+    XdrDecoder d(rfc);
     assert_true(xdr_ff_layoutreturn4(d.xdr(), &wire));
     assert_int_equal(d.remaining(), 0);
     assert_int_equal(wire.fflr_ioerr_report.fflr_ioerr_report_len, 1);
@@ -345,7 +346,7 @@ void test_ff_layoutreturn4_ganesha_dialect(void**) {
     assert_int_equal(st.ffis_layoutupdate.ffl_local, 1);
     xdr_free(reinterpret_cast<xdrproc_t>(xdr_ff_layoutreturn4), &wire);
 
-    // A count over 32 bits cannot be written in that dialect.
+    // A count over 32 bits cannot be written in stock Ganesha 4.3's 32-bit dialect.
     bool threw = false;
     try {
         encode_ff_layoutreturn4(sample_return(), IoInfoCount::ganesha43_u32);
@@ -354,11 +355,9 @@ void test_ff_layoutreturn4_ganesha_dialect(void**) {
     }
     assert_true(threw);
 
-    // Documented incompatibility: Ganesha 4.3's xdr_io_info4 (32-bit ii_count) does not
-    // read the RFC 7862 encoding back as written. If this starts to pass, nfsv41.h was
-    // fixed and IoInfoCount::ganesha43_u32 can go.
+    // And that dialect no longer reads back as written.
     ff_layoutreturn4 misread{};
-    XdrDecoder m(rfc);
+    XdrDecoder m(g);
     const bool decoded =
         xdr_ff_layoutreturn4(m.xdr(), &misread) && m.remaining() == 0 &&
         misread.fflr_iostats_report.fflr_iostats_report_len == 1 &&
@@ -568,7 +567,7 @@ int main() {
         cmocka_unit_test(test_universal_addresses),
         cmocka_unit_test(test_ff_device_addr4_decode),
         cmocka_unit_test(test_ff_layoutreturn4_rfc),
-        cmocka_unit_test(test_ff_layoutreturn4_ganesha_dialect),
+        cmocka_unit_test(test_ff_layoutreturn4_io_info4_counts),
         cmocka_unit_test(test_layouterror_args),
         cmocka_unit_test(test_compound_pnfs_args),
         cmocka_unit_test(test_compound_pnfs_results),
