@@ -94,39 +94,31 @@ bool xdr_fattr3(XDR* x, Fattr& a) {
            xdr_time3(x, a.ctime);
 }
 
-// post_op_attr: bool attributes_follow, then fattr3.
-bool xdr_post_op_attr(XDR* x, std::optional<Fattr>& a) {
-    bool follows = a.has_value();
+// XDR optional data (RFC 4506 section 4.19): a bool, then the value if it is true.
+template <class T>
+bool xdr_optional(XDR* x, std::optional<T>& v, bool (*codec)(XDR*, T&)) {
+    bool follows = v.has_value();
     if (!xdr_bool3(x, follows)) {
         return false;
     }
     if (!follows) {
-        a.reset();
+        v.reset();
         return true;
     }
     if (x->x_op == XDR_DECODE) {
-        a.emplace();
+        v.emplace();
     }
-    return xdr_fattr3(x, *a);
+    return codec(x, *v);
 }
 
 bool xdr_wcc_attr(XDR* x, WccAttr& a) {
     return xdr_u64(x, a.size) && xdr_time3(x, a.mtime) && xdr_time3(x, a.ctime);
 }
 
+// post_op_attr (fattr3) and pre_op_attr (wcc_attr).
+bool xdr_post_op_attr(XDR* x, std::optional<Fattr>& a) { return xdr_optional(x, a, xdr_fattr3); }
 bool xdr_pre_op_attr(XDR* x, std::optional<WccAttr>& a) {
-    bool follows = a.has_value();
-    if (!xdr_bool3(x, follows)) {
-        return false;
-    }
-    if (!follows) {
-        a.reset();
-        return true;
-    }
-    if (x->x_op == XDR_DECODE) {
-        a.emplace();
-    }
-    return xdr_wcc_attr(x, *a);
+    return xdr_optional(x, a, xdr_wcc_attr);
 }
 
 bool xdr_wcc_data(XDR* x, Wcc& w) {
