@@ -1,0 +1,816 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// ff-bench-getattr: what GETATTR costs on a FLEXFILES MDS, end to end, with real servers.
+//
+// One cluster (1 MDS + 3 NFSv3 data servers, Mirrors = 2, a private dbus, the data servers
+// counting their NFSv3 operations with Enable_FULLV3_Stats), three MDS exports:
+//   /wcc    FLEXFILES, Trust_WCC = true   (WCC_Max_Age at its default, 1 s)
+//   /nowcc  FLEXFILES, Trust_WCC = false  (the same data servers)
+//   /vfs    plain VFS with MDCACHE's default attribute expiry (a reference row only)
+//
+// Part a: GETATTR (PUTFH, GETATTR) from 1, 8, 32 sessions, one thread each, over a few
+// files, for a fixed time per cell:
+//   wcc    files under an RW layout; a writer client writes through the layout and sends
+//          LAYOUT_WCC every 250 ms, so the MDS's attributes stay fresher than WCC_Max_Age
+//   nowcc  the same on /nowcc: the MDS ignores the reports and asks the data servers
+//   floor  files on /wcc that no client holds a layout on: no data server involved
+//   vfs    files on the plain VFS export (reference)
+// Part b: from the same session counts, each session holding an RW layout on its own
+// file, SEQUENCE+PUTFH+LAYOUT_WCC+GETATTR compounds vs SEQUENCE+PUTFH+GETATTR compounds.
+//
+// Data-server GETATTRs are the delta of the data servers' GETATTR counters around each
+// cell (read over dbus while the cell's threads are idle); the client never sends GETATTR
+// to a data server and the MDS probes with NULL, so each one is the MDS's fallback.
+//
+// Writes <out>/e2e.md (Markdown tables), <out>/e2e.dat and <out>/e2e-b.dat (gnuplot).
+#include "client/file_ops.hpp"
+#include "client/flex_file.hpp"
+#include "client/session.hpp"
+#include "ff_harness/harness.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <latch>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <sys/resource.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace flexfiles::harness;
+namespace fc = flexfiles::client;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::chrono::milliseconds kWccMaxAge{1000}; // FF_CFG_WCC_MAX_AGE_MS_DEFAULT
+constexpr std::chrono::milliseconds kKeeperPeriod{250};
+constexpr unsigned kMirrors = 2;
+
+struct Args {
+    double cell_seconds = 3.0;
+    double warmup_seconds = 0.3;
+    unsigned rounds = 2;
+    std::vector<unsigned> sessions{1, 8, 32};
+    unsigned files = 8;
+    std::string out_dir = ".";
+};
+
+std::vector<unsigned> parse_list(const std::string& s) {
+    std::vector<unsigned> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+        out.push_back(static_cast<unsigned>(std::stoul(item)));
+    return out;
+}
+
+Args parse_args(int argc, char** argv) {
+    Args a;
+    for (int i = 1; i < argc; ++i) {
+        const std::string k = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc)
+                throw std::invalid_argument(k + " needs a value");
+            return argv[++i];
+        };
+        if (k == "--seconds")
+            a.cell_seconds = std::stod(value());
+        else if (k == "--warmup")
+            a.warmup_seconds = std::stod(value());
+        else if (k == "--sessions")
+            a.sessions = parse_list(value());
+        else if (k == "--rounds")
+            a.rounds = static_cast<unsigned>(std::stoul(value()));
+        else if (k == "--files")
+            a.files = static_cast<unsigned>(std::stoul(value()));
+        else if (k == "--out")
+            a.out_dir = value();
+        else
+            throw std::invalid_argument("usage: ff-bench-getattr [--seconds S] [--warmup S] "
+                                        "[--rounds N] [--sessions 1,8,32] [--files N] [--out DIR]");
+    }
+    return a;
+}
+
+void progress(const std::string& line) {
+    std::cerr << "[ff-bench-getattr] " << line << std::endl;
+}
+
+std::unique_ptr<fc::Session> open_session(Cluster& cluster) {
+    fc::SessionOptions so;
+    so.host = cluster.mds().address();
+    so.port = cluster.mds().nfs_port();
+    so.minor_version = 2;
+    return fc::Session::open(so);
+}
+
+// Sum of the data servers' GETATTR counters (GetFULLV3Stats over the private bus).
+std::uint64_t ds_getattrs(Cluster& cluster) {
+    static const std::regex kGetattr("string \"GETATTR\"\\s+uint64 ([0-9]+)");
+    std::uint64_t sum = 0;
+    for (unsigned i = 0; i < cluster.ds_count(); ++i) {
+        CommandResult r =
+            cluster.dbus()->send(cluster.ds(i).dbus_bus_name(), "/org/ganesha/nfsd/ExportMgr",
+                                 "org.ganesha.nfsd.exportstats.GetFULLV3Stats");
+        if (!r.ok() || r.output.find("disabled") != std::string::npos)
+            throw std::runtime_error("GetFULLV3Stats on ds" + std::to_string(i + 1) + ": " +
+                                     r.output);
+        std::smatch m;
+        // No GETATTR served yet: the op is not listed.
+        if (std::regex_search(r.output, m, kGetattr))
+            sum += std::stoull(m[1]);
+    }
+    return sum;
+}
+
+// ---- One measured cell: N threads, one session each, looping one operation. ----
+
+// One (case, session count): the sum of its rounds.
+struct CellResult {
+    std::string label;
+    unsigned sessions = 0;
+    unsigned rounds = 0;
+    std::uint64_t ops = 0;
+    std::uint64_t errors = 0;
+    double seconds = 0;
+    double p50_us = 0;
+    double p99_us = 0;
+    std::uint64_t ds_getattrs = 0;
+    // Sum over rounds of floor(round length / WCC_Max_Age) + 1: the most WCC_Max_Age
+    // windows one data file can have been refreshed in.
+    double windows_bound = 0;
+    std::vector<std::int64_t> latencies_ns;
+    unsigned lapsed_rounds = 0; // rounds overlapping a LapseLog entry
+    std::uint64_t ds_getattrs_in_lapsed_rounds = 0;
+    double mds_cpu_s = 0;    // the MDS process's user + system CPU time in the measured runs
+    double client_cpu_s = 0; // this process's (every client thread, keepers included)
+    // MDS + client CPU per operation: what one operation costs the machine.
+    double cpu_us_per_op() const { return mds_us_per_op() + client_us_per_op(); }
+    double mds_us_per_op() const { return ops > 0 ? mds_cpu_s * 1e6 / ops : 0; }
+    double client_us_per_op() const { return ops > 0 ? client_cpu_s * 1e6 / ops : 0; }
+    double ops_per_s() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
+    double ds_per_op() const {
+        return ops > 0 ? static_cast<double>(ds_getattrs) / static_cast<double>(ops) : 0;
+    }
+};
+
+// op(thread, iteration): one compound; false when it failed.
+using Op = std::function<bool(unsigned thread, std::uint64_t iteration)>;
+
+struct PhaseOutcome {
+    std::uint64_t ops = 0;
+    std::uint64_t errors = 0;
+    double seconds = 0;
+    std::vector<std::int64_t> latencies_ns;
+};
+
+PhaseOutcome run_phase(unsigned threads, std::chrono::duration<double> length, const Op& op,
+                       bool record) {
+    std::vector<std::vector<std::int64_t>> lat(threads);
+    std::vector<std::uint64_t> errors(threads, 0);
+    std::latch go(threads + 1);
+    Clock::time_point deadline{};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            if (record)
+                lat[t].reserve(1 << 16);
+            go.arrive_and_wait();
+            std::uint64_t n = 0;
+            for (Clock::time_point now = Clock::now(); now < deadline;) {
+                bool ok = false;
+                try {
+                    ok = op(t, n++);
+                } catch (const std::exception&) {
+                    ok = false;
+                }
+                const Clock::time_point end = Clock::now();
+                if (!ok)
+                    errors[t]++;
+                if (record)
+                    lat[t].push_back((end - now).count());
+                else
+                    lat[t].push_back(0);
+                now = end;
+            }
+        });
+    const Clock::time_point t0 = Clock::now();
+    deadline = t0 + std::chrono::duration_cast<Clock::duration>(length);
+    go.arrive_and_wait();
+    for (auto& th : pool)
+        th.join();
+    PhaseOutcome out;
+    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    for (unsigned t = 0; t < threads; ++t) {
+        out.ops += lat[t].size();
+        out.errors += errors[t];
+        if (record)
+            out.latencies_ns.insert(out.latencies_ns.end(), lat[t].begin(), lat[t].end());
+    }
+    return out;
+}
+
+double percentile_us(std::vector<std::int64_t>& v, double p) {
+    if (v.empty())
+        return 0;
+    const std::size_t k = std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return static_cast<double>(v[k]) / 1000.0;
+}
+
+// When a writer's answered LAYOUT_WCCs for one file were more than WCC_Max_Age apart
+// (a starved machine): from the last answered report to the next. The MDS then rightly
+// asks the data servers, so a round overlapping one does not measure "fresh WCC".
+class LapseLog {
+public:
+    void add(Clock::time_point from, Clock::time_point to) {
+        std::lock_guard lock(mu_);
+        lapses_.emplace_back(from, to);
+    }
+    bool overlaps(Clock::time_point from, Clock::time_point to) {
+        std::lock_guard lock(mu_);
+        return std::any_of(lapses_.begin(), lapses_.end(),
+                           [&](const auto& l) { return l.first < to && from < l.second; });
+    }
+
+private:
+    std::mutex mu_;
+    std::vector<std::pair<Clock::time_point, Clock::time_point>> lapses_;
+};
+
+LapseLog& lapse_log() {
+    static LapseLog log;
+    return log;
+}
+
+// CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15.
+double process_cpu_seconds(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The command name (field 2) may hold spaces: count fields after its closing ')'.
+    std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i)
+        if (i >= 14)
+            ticks += std::stod(field);
+    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double self_cpu_seconds() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    return s(ru.ru_utime) + s(ru.ru_stime);
+}
+
+// One round of a cell: warm-up (not counted), the data servers' counters, the measured
+// run, the counters again (the threads are idle while the counters are read).
+void run_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) {
+    run_phase(c.sessions, std::chrono::duration<double>(args.warmup_seconds), op, false);
+    const std::uint64_t before = ds_getattrs(cluster);
+    const double mds0 = process_cpu_seconds(cluster.mds().pid());
+    const double self0 = self_cpu_seconds();
+    const Clock::time_point t0 = Clock::now();
+    PhaseOutcome p =
+        run_phase(c.sessions, std::chrono::duration<double>(args.cell_seconds), op, true);
+    const Clock::time_point t1 = Clock::now();
+    c.mds_cpu_s += process_cpu_seconds(cluster.mds().pid()) - mds0;
+    c.client_cpu_s += self_cpu_seconds() - self0;
+    const std::uint64_t after = ds_getattrs(cluster);
+    c.rounds++;
+    // A lapse may still be open (no answered report yet): look again a moment later.
+    std::this_thread::sleep_for(2 * kKeeperPeriod);
+    if (lapse_log().overlaps(t0, t1)) {
+        c.lapsed_rounds++;
+        c.ds_getattrs_in_lapsed_rounds += after - before;
+    }
+    c.ops += p.ops;
+    c.errors += p.errors;
+    c.seconds += p.seconds;
+    c.ds_getattrs += after - before;
+    c.windows_bound +=
+        std::floor(p.seconds / std::chrono::duration<double>(kWccMaxAge).count()) + 1;
+    c.latencies_ns.insert(c.latencies_ns.end(), p.latencies_ns.begin(), p.latencies_ns.end());
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(0) << c.label << " x" << c.sessions << " round "
+         << c.rounds << ": " << static_cast<double>(p.ops) / p.seconds << " ops/s, DS GETATTRs "
+         << after - before << ", errors " << p.errors;
+    progress(line.str());
+}
+
+void finish(CellResult& c) {
+    c.p50_us = percentile_us(c.latencies_ns, 0.50);
+    c.p99_us = percentile_us(c.latencies_ns, 0.99);
+    c.latencies_ns = {};
+}
+
+// Runs every case at one session count for args.rounds rounds, the order of the cases
+// reversed every other round, so a load change on the machine hits every case alike.
+void run_cells(Cluster& cluster, const Args& args, unsigned sessions,
+               const std::vector<std::pair<const char*, Op>>& cases,
+               std::map<std::string, std::map<unsigned, CellResult>>& into) {
+    for (const auto& [label, op] : cases) {
+        CellResult& c = into[label][sessions];
+        c.label = label;
+        c.sessions = sessions;
+    }
+    for (unsigned r = 0; r < args.rounds; ++r) {
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            const auto& [label, op] = cases[r % 2 == 0 ? i : cases.size() - 1 - i];
+            run_round(cluster, args, into[label][sessions], op);
+        }
+    }
+    for (const auto& [label, op] : cases)
+        finish(into[label][sessions]);
+}
+
+// ---- Compounds. ----
+
+bool getattr_once(fc::Session& s, const fc::FileHandle& fh) {
+    fc::Compound c;
+    c.putfh(fh).getattr(fc::wcc_getattr_attrs());
+    return s.send(c).ok();
+}
+
+bool layout_wcc_once(fc::Session& s, const fc::FileHandle& fh, const stateid4& layout,
+                     const std::vector<char>& body, bool with_getattr) {
+    fc::Compound c;
+    c.putfh(fh).layout_wcc(layout, LAYOUT4_FLEX_FILES, body);
+    if (with_getattr)
+        c.getattr(fc::wcc_getattr_attrs());
+    return s.send(c).ok();
+}
+
+// A client that holds an RW layout on a file and reports to the MDS.
+struct LayoutHolder {
+    fc::Session* session = nullptr;
+    std::unique_ptr<fc::FlexFile> file;
+    std::vector<char> body; // the last ff_layout_wcc4 sent
+};
+
+std::unique_ptr<fc::FlexFile> open_with_layout(fc::PnfsClient& pnfs, const std::string& path) {
+    fc::FlexOpenOptions o;
+    o.create = true;
+    o.truncate = true;
+    auto f = fc::FlexFile::open(pnfs, path, o);
+    const std::uint32_t st = f->layoutget(LAYOUTIOMODE4_RW);
+    if (st != NFS4_OK)
+        throw std::runtime_error(path + ": LAYOUTGET RW refused, status " + std::to_string(st));
+    if (f->data_files().size() != kMirrors)
+        throw std::runtime_error(path + ": layout has " + std::to_string(f->data_files().size()) +
+                                 " data files, expected " + std::to_string(kMirrors));
+    return f;
+}
+
+// Every kKeeperPeriod, for each holder on its own thread (as independent writers would):
+// optionally write 4 KiB through the layout, then send PUTFH + LAYOUT_WCC with what the
+// data servers replied. Keeps a Trust_WCC export's attributes fresher than WCC_Max_Age
+// as long as the longest gap between two answered reports (max_gap) stays under it.
+class Keeper {
+public:
+    Keeper(std::vector<LayoutHolder*> holders, bool write) : write_(write) {
+        for (LayoutHolder* h : holders)
+            threads_.emplace_back([this, h] { loop(*h); });
+    }
+    ~Keeper() {
+        {
+            std::lock_guard lock(mu_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        for (auto& t : threads_)
+            t.join();
+    }
+    std::uint64_t failures() const { return failures_.load(); }
+    std::uint64_t rounds() const { return rounds_.load(); }
+    std::chrono::microseconds max_gap() const {
+        return std::chrono::microseconds(max_gap_us_.load());
+    }
+
+private:
+    void loop(LayoutHolder& h) {
+        std::vector<char> data(4096);
+        std::uint64_t round = 0;
+        Clock::time_point last_ok{};
+        Clock::time_point next = Clock::now();
+        std::unique_lock lock(mu_);
+        while (!stop_) {
+            lock.unlock();
+            try {
+                if (write_) {
+                    std::fill(data.begin(), data.end(), static_cast<char>('a' + round % 26));
+                    h.file->write((round % 256) * data.size(), data, fc::nfs3::Stable::file_sync);
+                    h.body = h.file->layout_wcc_body();
+                }
+                if (layout_wcc_once(*h.session, h.file->fh(), h.file->layout().stateid, h.body,
+                                    false)) {
+                    const Clock::time_point now = Clock::now();
+                    if (last_ok != Clock::time_point{}) {
+                        const auto gap =
+                            std::chrono::duration_cast<std::chrono::microseconds>(now - last_ok)
+                                .count();
+                        if (now - last_ok > kWccMaxAge)
+                            lapse_log().add(last_ok, now);
+                        std::int64_t seen = max_gap_us_.load();
+                        while (gap > seen && !max_gap_us_.compare_exchange_weak(seen, gap)) {
+                        }
+                    }
+                    last_ok = now;
+                } else {
+                    failures_++;
+                }
+            } catch (const std::exception& e) {
+                if (failures_++ == 0)
+                    progress(std::string("keeper: ") + e.what());
+            }
+            ++round;
+            rounds_++;
+            next += kKeeperPeriod;
+            lock.lock();
+            cv_.wait_until(lock, next, [this] { return stop_; });
+        }
+    }
+
+    bool write_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool stop_ = false;
+    std::atomic<std::uint64_t> failures_{0};
+    std::atomic<std::uint64_t> rounds_{0};
+    std::atomic<std::int64_t> max_gap_us_{0};
+    std::vector<std::thread> threads_;
+};
+
+// ---- Output. ----
+
+std::string fmt(double v, int precision = 0) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(precision) << v;
+    return o.str();
+}
+
+struct Report {
+    std::map<std::string, std::map<unsigned, CellResult>> a; // case -> sessions -> cell
+    std::map<std::string, std::map<unsigned, CellResult>> b;
+    unsigned files = 0;
+    std::uint64_t keeper_failures = 0;
+    std::uint64_t keeper_rounds = 0;
+    std::chrono::microseconds keeper_max_gap{0};   // part a's writer
+    std::chrono::microseconds keeper_b_max_gap{0}; // part b's keeper
+};
+
+const char* const kCaseWcc = "wcc";
+const char* const kCaseNoWcc = "nowcc";
+const char* const kCaseFloor = "floor";
+const char* const kCaseVfs = "vfs";
+const char* const kCompoundGetattr = "getattr";
+const char* const kCompoundWccGetattr = "wcc+getattr";
+
+void write_outputs(const Args& args, const Report& rep) {
+    const auto& a = rep.a;
+    const auto& b = rep.b;
+    std::ofstream md(args.out_dir + "/e2e.md");
+    const double max_age_s = std::chrono::duration<double>(kWccMaxAge).count();
+    const unsigned data_files = rep.files * kMirrors;
+
+    md << "### a. GETATTR on files under an RW layout (" << rep.files << " files, " << kMirrors
+       << " mirrors; per cell " << args.rounds << " rounds of " << fmt(args.cell_seconds, 1)
+       << " s, the cases interleaved, order reversed every other round)\n\n";
+    md << "| case | sessions | GETATTR/s | p50 us | p99 us | DS GETATTRs | DS GETATTRs per "
+          "client GETATTR | MDS CPU us/op | client CPU us/op | errors |\n";
+    md << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    const std::map<std::string, std::string> names{
+        {kCaseWcc, "LAYOUT_WCC fresh (Trust_WCC = true)"},
+        {kCaseNoWcc, "Trust_WCC = false (WCC_Max_Age 1 s)"},
+        {kCaseFloor, "floor: FLEXFILES file, no layout"},
+        {kCaseVfs, "reference: plain VFS export (MDCACHE)"}};
+    for (const char* k : {kCaseWcc, kCaseNoWcc, kCaseFloor, kCaseVfs}) {
+        if (!a.count(k))
+            continue;
+        for (const auto& [n, c] : a.at(k))
+            md << "| " << names.at(k) << " | " << n << " | " << fmt(c.ops_per_s()) << " | "
+               << fmt(c.p50_us, 1) << " | " << fmt(c.p99_us, 1) << " | " << c.ds_getattrs << " | "
+               << fmt(c.ds_per_op(), 4) << " | " << fmt(c.mds_us_per_op(), 1) << " | "
+               << fmt(c.client_us_per_op(), 1) << " | " << c.errors << " |\n";
+    }
+    md << "\nRatios (same run):\n\n";
+    md << "| sessions | WCC / floor | WCC / floor by CPU cost | Trust_WCC=false / floor | "
+          "floor / VFS reference | floor / VFS by CPU cost | Trust_WCC=false: DS GETATTRs per "
+          "data file per round (most allowed) | the same per second |\n";
+    md << "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (unsigned n : args.sessions) {
+        const CellResult& w = a.at(kCaseWcc).at(n);
+        const CellResult& nw = a.at(kCaseNoWcc).at(n);
+        const CellResult& f = a.at(kCaseFloor).at(n);
+        const CellResult& v = a.at(kCaseVfs).at(n);
+        const double per_file = static_cast<double>(nw.ds_getattrs) / data_files;
+        md << "| " << n << " | " << fmt(w.ops_per_s() / f.ops_per_s(), 3) << " | "
+           << fmt(f.cpu_us_per_op() / w.cpu_us_per_op(), 3) << " | "
+           << fmt(nw.ops_per_s() / f.ops_per_s(), 3) << " | "
+           << fmt(f.ops_per_s() / v.ops_per_s(), 3) << " | "
+           << fmt(v.cpu_us_per_op() / f.cpu_us_per_op(), 3) << " | " << fmt(per_file / nw.rounds, 2)
+           << " (" << fmt(nw.windows_bound / nw.rounds, 2) << ") | "
+           << fmt(per_file / nw.seconds, 3) << " |\n";
+    }
+    md << "\nBy CPU cost: the inverse ratio of (MDS + client) CPU microseconds per GETATTR, "
+          "the rate ratio a CPU-bound machine would show without other load.\n\n"
+       << data_files << " data files. A round of S seconds can overlap at most "
+       << "floor(S / WCC_Max_Age) + 1 windows of WCC_Max_Age (" << fmt(max_age_s, 1)
+       << " s): each round starts after an idle pause (warm-up, counters read over dbus) in "
+       << "which the attributes aged, so its first GETATTRs refresh at once and the per-second "
+       << "figure sits above 1 / WCC_Max_Age even when every refresh is a full window after "
+       << "the previous one. The writer client (one thread per file) ran " << rep.keeper_rounds
+       << " write + LAYOUT_WCC rounds, " << rep.keeper_failures
+       << " failed; longest gap between two answered LAYOUT_WCCs of one file: "
+       << fmt(rep.keeper_max_gap.count() / 1000.0, 1) << " ms.\n\n";
+
+    md << "### b. LAYOUT_WCC + GETATTR compounds vs GETATTR-only compounds\n\n"
+          "Each session holds an RW layout on its own file and sends SEQUENCE, PUTFH, "
+          "LAYOUT_WCC, GETATTR (the body: both mirrors' Table 1 attributes from the last "
+          "WRITE replies) or SEQUENCE, PUTFH, GETATTR; a keeper re-sends each session's "
+          "LAYOUT_WCC every 250 ms in both cells, so the GETATTR-only cell never falls back "
+          "to the data servers (longest gap between two answered keeper reports: "
+       << fmt(rep.keeper_b_max_gap.count() / 1000.0, 1) << " ms).\n\n";
+    md << "| sessions | GETATTR-only /s | p50 us | p99 us | LAYOUT_WCC+GETATTR /s | p50 us | "
+          "p99 us | ratio | ratio by CPU cost | MDS CPU us/compound (GETATTR-only, +LAYOUT_WCC) | "
+          "client CPU "
+          "us/compound (same) | DS GETATTRs (both cells) | errors |\n";
+    md << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (unsigned n : args.sessions) {
+        const CellResult& g = b.at(kCompoundGetattr).at(n);
+        const CellResult& w = b.at(kCompoundWccGetattr).at(n);
+        md << "| " << n << " | " << fmt(g.ops_per_s()) << " | " << fmt(g.p50_us, 1) << " | "
+           << fmt(g.p99_us, 1) << " | " << fmt(w.ops_per_s()) << " | " << fmt(w.p50_us, 1) << " | "
+           << fmt(w.p99_us, 1) << " | " << fmt(w.ops_per_s() / g.ops_per_s(), 3) << " | "
+           << fmt(g.cpu_us_per_op() / w.cpu_us_per_op(), 3) << " | " << fmt(g.mds_us_per_op(), 1)
+           << ", " << fmt(w.mds_us_per_op(), 1) << " | " << fmt(g.client_us_per_op(), 1) << ", "
+           << fmt(w.client_us_per_op(), 1) << " | " << g.ds_getattrs + w.ds_getattrs << " | "
+           << g.errors + w.errors << " |\n";
+    }
+    md << "\nCPU per compound: the MDS process's CPU time (/proc, 10 ms ticks) and this "
+          "client process's (getrusage) during the measured runs, divided by the compounds "
+          "completed. Servers, clients and anything else running share the machine's cores, "
+          "so when they are saturated the rates follow the CPU per compound.\n";
+
+    // Targets (issue #6).
+    md << "\n### Targets\n\n\"met\" judges the measured rates; \"by CPU cost\" the same "
+          "ratio from CPU per operation, which other load on the machine does not move.\n\n"
+          "| target | measured | met | by CPU cost |\n|---|---|---|---|\n";
+    {
+        std::uint64_t ds = 0;
+        std::uint64_t ds_lapsed = 0;
+        unsigned lapsed_rounds = 0;
+        double worst_ratio = 1e9;
+        double worst_cpu = 1e9;
+        for (unsigned n : args.sessions) {
+            const CellResult& w = a.at(kCaseWcc).at(n);
+            const CellResult& f = a.at(kCaseFloor).at(n);
+            ds += w.ds_getattrs;
+            lapsed_rounds += w.lapsed_rounds;
+            ds_lapsed += w.ds_getattrs_in_lapsed_rounds;
+            worst_ratio = std::min(worst_ratio, w.ops_per_s() / f.ops_per_s());
+            worst_cpu = std::min(worst_cpu, f.cpu_us_per_op() / w.cpu_us_per_op());
+        }
+        if (lapsed_rounds == 0)
+            md << "| fresh WCC: 0 DS GETATTRs per client GETATTR | " << ds
+               << " DS GETATTRs in all WCC cells | " << (ds == 0 ? "yes" : "no") << " | |\n";
+        else
+            md << "| fresh WCC: 0 DS GETATTRs per client GETATTR | " << ds
+               << " DS GETATTRs in all WCC cells, " << ds_lapsed << " of them in the "
+               << lapsed_rounds << " round(s) in which the writer's LAYOUT_WCCs for a file "
+               << "were more than WCC_Max_Age apart (longest gap "
+               << fmt(rep.keeper_max_gap.count() / 1000.0, 0) << " ms: the machine starved "
+               << "the writer, so the cache was not fresh); " << ds - ds_lapsed
+               << " in the other rounds | " << (ds == ds_lapsed ? "yes, where fresh" : "no")
+               << " | |\n";
+        md << "| fresh WCC: GETATTR/s >= 0.9x floor | lowest ratio " << fmt(worst_ratio, 3)
+           << " (by CPU cost " << fmt(worst_cpu, 3) << ") | " << (worst_ratio >= 0.9 ? "yes" : "no")
+           << " | " << (worst_cpu >= 0.9 ? "yes" : "no") << " |\n";
+    }
+    {
+        const unsigned n = args.sessions.back();
+        const CellResult& nw = a.at(kCaseNoWcc).at(n);
+        const double per_file_round =
+            static_cast<double>(nw.ds_getattrs) / data_files / std::max(1u, nw.rounds);
+        // A window is WCC_Max_Age long; a round of S seconds overlaps at most floor(S/age)+1.
+        const double bound = data_files * nw.windows_bound;
+        md << "| Trust_WCC=false, " << n
+           << " sessions: <= 1 DS GETATTR per data file per WCC_Max_Age window | "
+           << fmt(per_file_round, 2) << " per data file per round of "
+           << fmt(nw.seconds / std::max(1u, nw.rounds), 2) << " s, which overlaps at most "
+           << fmt(nw.windows_bound / std::max(1u, nw.rounds), 0) << " windows (" << nw.ds_getattrs
+           << " for " << data_files << " data files in " << nw.rounds << " rounds; at most "
+           << fmt(bound) << " allowed) | " << (nw.ds_getattrs <= bound ? "yes" : "no") << " | |\n";
+    }
+    {
+        double worst = 1e9;
+        double worst_cpu = 1e9;
+        for (unsigned n : args.sessions) {
+            const CellResult& w = b.at(kCompoundWccGetattr).at(n);
+            const CellResult& g = b.at(kCompoundGetattr).at(n);
+            worst = std::min(worst, w.ops_per_s() / g.ops_per_s());
+            worst_cpu = std::min(worst_cpu, g.cpu_us_per_op() / w.cpu_us_per_op());
+        }
+        md << "| LAYOUT_WCC+GETATTR >= 0.8x GETATTR-only | lowest ratio " << fmt(worst, 3)
+           << " (by CPU cost " << fmt(worst_cpu, 3) << ") | " << (worst >= 0.8 ? "yes" : "no")
+           << " | " << (worst_cpu >= 0.8 ? "yes" : "no") << " |\n";
+    }
+
+    std::ofstream dat(args.out_dir + "/e2e.dat");
+    dat << "# sessions wcc_ops nowcc_ops floor_ops vfs_ops wcc_p50 nowcc_p50 floor_p50 vfs_p50 "
+           "wcc_p99 nowcc_p99 floor_p99 vfs_p99\n";
+    for (unsigned n : args.sessions) {
+        dat << n;
+        for (const char* k : {kCaseWcc, kCaseNoWcc, kCaseFloor, kCaseVfs})
+            dat << ' ' << fmt(a.at(k).at(n).ops_per_s(), 1);
+        for (const char* k : {kCaseWcc, kCaseNoWcc, kCaseFloor, kCaseVfs})
+            dat << ' ' << fmt(a.at(k).at(n).p50_us, 1);
+        for (const char* k : {kCaseWcc, kCaseNoWcc, kCaseFloor, kCaseVfs})
+            dat << ' ' << fmt(a.at(k).at(n).p99_us, 1);
+        dat << '\n';
+    }
+    std::ofstream datb(args.out_dir + "/e2e-b.dat");
+    datb << "# sessions getattr_ops wcc_getattr_ops getattr_p50 wcc_getattr_p50\n";
+    for (unsigned n : args.sessions)
+        datb << n << ' ' << fmt(b.at(kCompoundGetattr).at(n).ops_per_s(), 1) << ' '
+             << fmt(b.at(kCompoundWccGetattr).at(n).ops_per_s(), 1) << ' '
+             << fmt(b.at(kCompoundGetattr).at(n).p50_us, 1) << ' '
+             << fmt(b.at(kCompoundWccGetattr).at(n).p50_us, 1) << '\n';
+}
+
+// ---- The run. ----
+
+int run(const Args& args) {
+    const auto t_start = Clock::now();
+    progress("starting 1 MDS + 3 data servers");
+    ClusterOptions options;
+    options.with_dbus = true;
+    options.configure_ds = [](ServerOptions& ds, const DataServerInfo&) {
+        ds.core_extra += "Enable_FULLV3_Stats = true;\n";
+    };
+    options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
+        FlexfilesOptions ff;
+        ff.mirrors = kMirrors;
+        mds.exports[0].pseudo = "/wcc";
+        mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
+        ExportSpec nowcc = mds.exports[0];
+        nowcc.export_id = 2;
+        nowcc.pseudo = "/nowcc";
+        ff.extra = "        Trust_WCC = false;";
+        nowcc.fsal = flexfiles_fsal_block(ds, ff);
+        mds.exports.push_back(nowcc);
+        ExportSpec vfs = mds.exports[0];
+        vfs.export_id = 3;
+        vfs.pseudo = "/vfs";
+        vfs.fsal = "FSAL { Name = VFS; }";
+        mds.exports.push_back(vfs);
+    };
+    Cluster cluster(options);
+
+    const unsigned max_sessions = *std::max_element(args.sessions.begin(), args.sessions.end());
+    std::vector<std::unique_ptr<fc::Session>> sessions;
+    for (unsigned i = 0; i < max_sessions; ++i)
+        sessions.push_back(open_session(cluster));
+
+    // The writer client: RW layouts on the wcc and nowcc files, 64 KiB written to each.
+    auto writer_session = open_session(cluster);
+    fc::PnfsClient writer(*writer_session);
+    std::vector<LayoutHolder> held;
+    std::map<std::string, std::vector<fc::FileHandle>> fhs;
+    const std::vector<char> initial(64 * 1024, 'x');
+    for (const std::string dir : {"/wcc", "/nowcc"}) {
+        for (unsigned k = 0; k < args.files; ++k) {
+            LayoutHolder h;
+            h.session = writer_session.get();
+            h.file = open_with_layout(writer, dir + "/a-" + std::to_string(k));
+            h.file->write(0, initial, fc::nfs3::Stable::file_sync);
+            h.body = h.file->layout_wcc_body();
+            fhs[dir == "/wcc" ? kCaseWcc : kCaseNoWcc].push_back(h.file->fh());
+            held.push_back(std::move(h));
+        }
+    }
+    // Files nobody holds a layout on.
+    for (const auto& [dir, key] : {std::pair{"/wcc", kCaseFloor}, std::pair{"/vfs", kCaseVfs}}) {
+        for (unsigned k = 0; k < args.files; ++k) {
+            fc::OpenOptions o;
+            o.access = OPEN4_SHARE_ACCESS_BOTH;
+            o.create = true;
+            fc::OpenFile f =
+                fc::open_path(*writer_session, std::string(dir) + "/plain-" + std::to_string(k), o);
+            fc::write_file(*writer_session, f, 0, initial);
+            fhs[key].push_back(f.fh);
+            fc::close_file(*writer_session, f);
+        }
+    }
+
+    Report rep;
+    rep.files = args.files;
+    {
+        std::vector<LayoutHolder*> all;
+        for (auto& h : held)
+            all.push_back(&h);
+        Keeper keeper(all, true);
+        std::this_thread::sleep_for(kKeeperPeriod * 2);
+        progress("part a: GETATTR, " + fmt(args.cell_seconds, 1) + " s per cell");
+        // Every client session's first compounds, and the MDS's worker threads, warmed up.
+        run_phase(
+            max_sessions, 1s,
+            [&](unsigned t, std::uint64_t i) {
+                const auto& files = fhs.at(i % 2 ? kCaseWcc : kCaseFloor);
+                return getattr_once(*sessions[t], files[(t + i) % files.size()]);
+            },
+            false);
+        for (unsigned n : args.sessions) {
+            std::vector<std::pair<const char*, Op>> cases;
+            for (const char* k : {kCaseFloor, kCaseWcc, kCaseNoWcc, kCaseVfs}) {
+                const auto& files = fhs.at(k);
+                cases.emplace_back(k, [&sessions, &files](unsigned t, std::uint64_t i) {
+                    return getattr_once(*sessions[t], files[(t + i) % files.size()]);
+                });
+            }
+            run_cells(cluster, args, n, cases, rep.a);
+        }
+        rep.keeper_failures = keeper.failures();
+        rep.keeper_rounds = keeper.rounds();
+        rep.keeper_max_gap = keeper.max_gap();
+    }
+
+    // Part b: each session its own file and RW layout.
+    progress("part b: LAYOUT_WCC+GETATTR vs GETATTR-only");
+    std::vector<std::unique_ptr<fc::PnfsClient>> pnfs;
+    std::vector<LayoutHolder> own(max_sessions);
+    for (unsigned i = 0; i < max_sessions; ++i) {
+        pnfs.push_back(std::make_unique<fc::PnfsClient>(*sessions[i]));
+        own[i].session = sessions[i].get();
+        own[i].file = open_with_layout(*pnfs[i], "/wcc/b-" + std::to_string(i));
+        own[i].file->write(0, initial, fc::nfs3::Stable::file_sync);
+        own[i].body = own[i].file->layout_wcc_body();
+    }
+    {
+        std::vector<LayoutHolder*> all;
+        for (auto& h : own)
+            all.push_back(&h);
+        Keeper keeper(all, false);
+        std::this_thread::sleep_for(kKeeperPeriod * 2);
+        for (unsigned n : args.sessions) {
+            Op getattr_only = [&](unsigned t, std::uint64_t) {
+                return getattr_once(*sessions[t], own[t].file->fh());
+            };
+            Op wcc_getattr = [&](unsigned t, std::uint64_t) {
+                const LayoutHolder& h = own[t];
+                return layout_wcc_once(*sessions[t], h.file->fh(), h.file->layout().stateid, h.body,
+                                       true);
+            };
+            run_cells(cluster, args, n,
+                      {{kCompoundGetattr, getattr_only}, {kCompoundWccGetattr, wcc_getattr}},
+                      rep.b);
+        }
+        rep.keeper_failures += keeper.failures();
+        rep.keeper_b_max_gap = keeper.max_gap();
+    }
+
+    write_outputs(args, rep);
+    const auto errors = cluster.mds().error_lines();
+    for (const auto& l : errors)
+        progress("MDS error line: " + l);
+    progress("done in " + fmt(std::chrono::duration<double>(Clock::now() - t_start).count(), 1) +
+             " s; wrote " + args.out_dir + "/e2e.md");
+    own.clear();
+    pnfs.clear();
+    held.clear();
+    for (auto& s : sessions)
+        s->close();
+    writer_session->close();
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const Args args = parse_args(argc, argv);
+        if (std::getenv("FF_TEST_WORK_ROOT") == nullptr)
+            setenv("FF_TEST_WORK_ROOT", FF_BENCH_WORK_ROOT, 1);
+        return run(args);
+    } catch (const std::exception& e) {
+        std::cerr << "ff-bench-getattr failed: " << e.what() << "\n";
+        return 1;
+    }
+}
