@@ -9,6 +9,7 @@
 #include "layout/sal_shim.h"
 #include "mds/data_files.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,17 @@ struct ExportLayouts {
     // Serialises fencings of this export's files (two conflicting opens of one file must
     // not both pick the "next" id from the same old one).
     std::mutex fence_mu;
+    // GETDEVICELIST's cookie verifier: this export instance's, so cookies do not outlive
+    // it (device_info.cpp). Never 0 (what clients send with cookie 0).
+    const std::uint64_t devicelist_verifier = new_devicelist_verifier();
+
+private:
+    static std::uint64_t new_devicelist_verifier() noexcept {
+        const auto now = std::chrono::system_clock::now().time_since_epoch();
+        return static_cast<std::uint64_t>(
+                   std::chrono::duration_cast<std::chrono::nanoseconds>(now).count()) |
+               1;
+    }
 };
 
 // The export's layout state, created on first use. Kept in a side table keyed by the
@@ -60,14 +72,18 @@ struct IoError;
 void apply_ds_error(Export& exp, Handle& handle, const std::shared_ptr<ExportLayouts>& state,
                     const HeldLayout* layout, const IoError& err, const char* op);
 
-// Object methods (layoutget.cpp, layoutreturn.cpp, layoutcommit.cpp) and the module and
-// export methods (device_info.cpp), installed by layout_ops.cpp.
+// Object methods (layoutget.cpp, layoutreturn.cpp, layoutcommit.cpp, layouterror.cpp) and
+// the module and export methods (device_info.cpp), installed by layout_ops.cpp.
 nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget_arg* arg,
                    fsal_layoutget_res* res) noexcept;
 nfsstat4 layoutreturn(fsal_obj_handle* obj_hdl, XDR* lrf_body,
                       const fsal_layoutreturn_arg* arg) noexcept;
 nfsstat4 layoutcommit(fsal_obj_handle* obj_hdl, XDR* lou_body, const fsal_layoutcommit_arg* arg,
                       fsal_layoutcommit_res* res) noexcept;
+#ifdef FSAL_OBJ_OPS_HAS_LAYOUTERROR // Ganesha with the series' LAYOUTERROR patch
+nfsstat4 layouterror(fsal_obj_handle* obj_hdl, state_t* layout_state,
+                     const fsal_layouterror_arg* arg) noexcept;
+#endif
 
 nfsstat4 getdeviceinfo(fsal_module* fsal_hdl, XDR* da_addr_body, const layouttype4 type,
                        const pnfs_deviceid* deviceid) noexcept;

@@ -8,10 +8,12 @@
 // namespace across all FLEXFILES exports of a server: two exports that list the same Id
 // must mean the same data server (the first export found answers).
 #include "export.hpp"
+#include "fleet/fleet.h"
 #include "layout/context.hpp"
 #include "layout/devices.hpp"
 #include "layout/ff_xdr.hpp"
 #include "layout/layout_ops.hpp"
+#include "layout/mds_access.hpp"
 
 #include <cstring>
 
@@ -97,12 +99,74 @@ size_t fs_da_addr_size(fsal_module*) noexcept {
     return 256;
 }
 
+#ifdef FSAL_GETDEVICELIST_HAS_DEVICEID_HEAD // Ganesha with the series' GETDEVICELIST patch
+
+// GETDEVICELIST (RFC 8881 section 18.41): the deviceids of the export's fleet, by data-server
+// Id. Ganesha builds each deviceid4 from res->deviceid_head (bytes 0..7, ours: fsal_id,
+// version, magic, zeros) and the value given to cb (bytes 8..15, big-endian: the Id), so
+// the listed ids are exactly the ones layouts carry and GETDEVICEINFO resolves.
+//
+// Paging: the cookie is the smallest Id the next page starts at (0: from the start), so a
+// data server added or removed between pages neither repeats nor hides the others. The
+// verifier names the export instance: a cookie from before an MDS restart gets
+// NFS4ERR_NOT_SAME.
+nfsstat4 getdevicelist(fsal_export* exp_hdl, layouttype4 type, void* opaque,
+                       bool (*cb)(void* opaque, const uint64_t id),
+                       fsal_getdevicelist_res* res) noexcept {
+    if (type != LAYOUT4_FLEX_FILES)
+        return NFS4ERR_UNKNOWN_LAYOUTTYPE;
+    Export* exp = Export::of(exp_hdl);
+    try {
+        const auto state = layouts_of(*exp);
+        if (res->cookie != 0 && res->cookieverf != state->devicelist_verifier) {
+            LogInfo(COMPONENT_PNFS,
+                    "%s GETDEVICELIST: cookie %" PRIu64 " with a verifier of another instance",
+                    exp->label().c_str(), res->cookie);
+            return NFS4ERR_NOT_SAME;
+        }
+        res->cookieverf = state->devicelist_verifier;
+        res->eof = true;
+        fleet::Fleet* fleet = mds_access::fleet(*exp);
+        if (fleet == nullptr)
+            return NFS4_OK;
+
+        const fleet::DeviceId head = fleet::make_deviceid(0, FSAL_ID_EXPERIMENTAL);
+        static_assert(sizeof(res->deviceid_head) == 8);
+        std::memcpy(res->deviceid_head, head.data(), sizeof(res->deviceid_head));
+        unsigned listed = 0;
+        for (const auto& ds : fleet->servers()) { // ordered by Id
+            if (ds->id() < res->cookie)
+                continue;
+            if (std::memcmp(ds->deviceid().data(), head.data(), sizeof(res->deviceid_head)) != 0) {
+                LogCrit(COMPONENT_PNFS, "%s GETDEVICELIST: %s has deviceid %s: not listed",
+                        exp->label().c_str(), ds->label().c_str(),
+                        fleet::deviceid_hex(ds->deviceid()).c_str());
+                continue;
+            }
+            if (!cb(opaque, ds->id())) {
+                res->cookie = ds->id(); // the next page starts with it
+                res->eof = false;
+                break;
+            }
+            listed++;
+        }
+        LogDebug(COMPONENT_PNFS, "%s GETDEVICELIST: %u device(s)%s", exp->label().c_str(), listed,
+                 res->eof ? ", end of list" : "");
+        return NFS4_OK;
+    } catch (const std::bad_alloc&) {
+        return NFS4ERR_DELAY;
+    } catch (...) {
+        return NFS4ERR_SERVERFAULT;
+    }
+}
+
+#else
+
 // Ganesha 4.3's GETDEVICELIST builds each deviceid4 itself from the export id (high 8
 // bytes) and a 64-bit value from the FSAL (low 8 bytes). GETDEVICEINFO, on the other hand,
 // dispatches on byte 0 (the FSAL id), which that construction sets to 0: a listed id
-// could never be resolved, by any FSAL. Rather than hand out device ids that GETDEVICEINFO
-// rejects, GETDEVICELIST is not supported (clients learn devices from layouts; Linux never
-// sends GETDEVICELIST). See the report's note on a core change that would fix this.
+// could never be resolved, by any FSAL. Without the series' patch that lets the FSAL set
+// the high 8 bytes, GETDEVICELIST is not supported (clients learn devices from layouts).
 nfsstat4 getdevicelist(fsal_export* exp_hdl, layouttype4 type, void*,
                        bool (*)(void*, const uint64_t), fsal_getdevicelist_res*) noexcept {
     LogDebug(COMPONENT_PNFS,
@@ -111,5 +175,7 @@ nfsstat4 getdevicelist(fsal_export* exp_hdl, layouttype4 type, void*,
              exp_hdl != nullptr ? exp_hdl->export_id : 0, static_cast<int>(type));
     return NFS4ERR_NOTSUPP;
 }
+
+#endif
 
 } // namespace flexfiles::layout

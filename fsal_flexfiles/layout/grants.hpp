@@ -77,6 +77,9 @@ struct Counters {
     std::atomic<std::uint64_t> ds_access_errors{0};   // of which NFS4ERR_ACCESS / PERM
     std::atomic<std::uint64_t> ds_access_expected{0}; // ... from a fenced (older) layout
     std::atomic<std::uint64_t> ds_owner_repairs{0};   // data-file owners set back
+    // LAYOUTERROR's device_error4s, and those naming none of the export's data servers.
+    std::atomic<std::uint64_t> layouterrors{0};
+    std::atomic<std::uint64_t> layouterror_unknown_devices{0};
     std::atomic<std::uint64_t> iostats_reports{0};
     std::atomic<std::uint64_t> read_ops{0};
     std::atomic<std::uint64_t> read_bytes{0};

@@ -3,7 +3,7 @@
 // Installs the pNFS MDS methods into the module's, the export's and the objects' operation
 // tables, and keeps layout/'s per-export state. The methods themselves are one file each:
 // device_info.cpp (GETDEVICEINFO, GETDEVICELIST), layoutget.cpp, layoutreturn.cpp,
-// layoutcommit.cpp, fencing.cpp (conflicting opens).
+// layoutcommit.cpp, layouterror.cpp, fencing.cpp (conflicting opens).
 #include "layout/layout_ops.hpp"
 
 #include "export.hpp"
@@ -114,6 +114,8 @@ std::vector<std::pair<const char*, std::uint64_t>> layout_counters(const Export&
         {"ds_access_errors", v(c.ds_access_errors)},
         {"ds_access_expected", v(c.ds_access_expected)},
         {"ds_owner_repairs", v(c.ds_owner_repairs)},
+        {"layouterrors", v(c.layouterrors)},
+        {"layouterror_unknown_devices", v(c.layouterror_unknown_devices)},
         {"iostats_reports", v(c.iostats_reports)},
         {"read_ops", v(c.read_ops)},
         {"read_bytes", v(c.read_bytes)},
@@ -152,6 +154,9 @@ void init_layout_obj_ops(fsal_obj_ops& ops) noexcept {
     ops.layoutget = layoutget;
     ops.layoutreturn = layoutreturn;
     ops.layoutcommit = layoutcommit;
+#ifdef FSAL_OBJ_OPS_HAS_LAYOUTERROR
+    ops.layouterror = layouterror;
+#endif
 }
 
 } // namespace flexfiles::layout

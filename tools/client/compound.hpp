@@ -193,11 +193,16 @@ public:
     // `notify_types`: bitmap of notify_deviceid_type4 bits (0: none).
     Compound& getdeviceinfo(const DeviceId4& device, uint32_t layout_type = LAYOUT4_FLEX_FILES,
                             uint32_t maxcount = 4096, uint32_t notify_types = 0);
+    // One page of at most `maxdevices` deviceids from `cookie` (0: the start; otherwise
+    // with the gdlr_cookieverf of the page before).
+    Compound& getdevicelist(uint32_t layout_type, uint32_t maxdevices, uint64_t cookie = 0,
+                            const std::array<char, NFS4_VERIFIER_SIZE>& cookieverf = {});
     Compound& layoutcommit(const LayoutCommitArgs& args);
     Compound& layoutreturn(const LayoutReturnArgs& args);
     // Op 64 with the RFC 7862 arguments (lea_errors is an array), sent as a raw op because
-    // Ganesha 4.3's XDR has a single device_error4 there. A Ganesha 4.3 server therefore
-    // reads 4 bytes fewer than sent: make LAYOUTERROR the last op of its compound.
+    // stock Ganesha 4.3's XDR has a single device_error4 there (the series' 0009 fixes
+    // it). A stock 4.3 server therefore reads 4 bytes fewer than sent: make LAYOUTERROR
+    // the last op of its compound there.
     Compound& layouterror(uint64_t offset, uint64_t length, const stateid4& stateid,
                           const std::vector<DeviceError>& errors);
 
@@ -298,6 +303,7 @@ public:
     // pNFS results (pnfs_ops.cpp); flex_layout.hpp decodes their bodies.
     const LAYOUTGET4resok& layoutget(std::size_t i) const;
     const GETDEVICEINFO4resok& getdeviceinfo(std::size_t i) const;
+    const GETDEVICELIST4resok& getdevicelist(std::size_t i) const;
     // gdir_mincount of a GETDEVICEINFO that failed with NFS4ERR_TOOSMALL; empty otherwise.
     std::optional<uint32_t> getdeviceinfo_mincount(std::size_t i) const;
     // locr_newsize: the new size when the server says it changed.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
-// The pNFS operations of Compound (LAYOUTGET, GETDEVICEINFO, LAYOUTCOMMIT, LAYOUTRETURN,
-// LAYOUTERROR) and their typed results in CompoundResult.
+// The pNFS operations of Compound (LAYOUTGET, GETDEVICEINFO, GETDEVICELIST, LAYOUTCOMMIT,
+// LAYOUTRETURN, LAYOUTERROR) and their typed results in CompoundResult.
 #include "compound.hpp"
 #include "flex_layout.hpp"
 #include "nfs4_names.hpp"
@@ -67,6 +67,18 @@ Compound& Compound::getdeviceinfo(const DeviceId4& device, uint32_t layout_type,
     }
     return add(op,
                "GETDEVICEINFO " + format_deviceid(device) + " type=" + std::to_string(layout_type));
+}
+
+Compound& Compound::getdevicelist(uint32_t layout_type, uint32_t maxdevices, uint64_t cookie,
+                                  const std::array<char, NFS4_VERIFIER_SIZE>& cookieverf) {
+    nfs_argop4 op = pnfs_op(NFS4_OP_GETDEVICELIST);
+    GETDEVICELIST4args& g = op.nfs_argop4_u.opgetdevicelist;
+    g.gdla_layout_type = static_cast<layouttype4>(layout_type);
+    g.gdla_maxdevices = maxdevices;
+    g.gdla_cookie = cookie;
+    std::memcpy(g.gdla_cookieverf, cookieverf.data(), NFS4_VERIFIER_SIZE);
+    return add(op, "GETDEVICELIST type=" + std::to_string(layout_type) +
+                       " max=" + std::to_string(maxdevices) + " cookie " + std::to_string(cookie));
 }
 
 Compound& Compound::layoutcommit(const LayoutCommitArgs& a) {
@@ -145,6 +157,11 @@ const LAYOUTGET4resok& CompoundResult::layoutget(std::size_t i) const {
 const GETDEVICEINFO4resok& CompoundResult::getdeviceinfo(std::size_t i) const {
     return expect(i, NFS4_OP_GETDEVICEINFO)
         .res.nfs_resop4_u.opgetdeviceinfo.GETDEVICEINFO4res_u.gdir_resok4;
+}
+
+const GETDEVICELIST4resok& CompoundResult::getdevicelist(std::size_t i) const {
+    return expect(i, NFS4_OP_GETDEVICELIST)
+        .res.nfs_resop4_u.opgetdevicelist.GETDEVICELIST4res_u.gdlr_resok4;
 }
 
 std::optional<uint32_t> CompoundResult::getdeviceinfo_mincount(std::size_t i) const {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // Flex-files layouts from the FLEXFILES MDS (RFC 8435), seen by a client: LAYOUTGET with
-// Mirrors = 2, GETDEVICEINFO, NFSv3 I/O to both data servers with the layout's filehandles
-// and synthetic credentials, LAYOUTCOMMIT, LAYOUTRETURN with an ff_layoutreturn4 body, and
-// what the MDS refuses.
+// Mirrors = 2, GETDEVICEINFO, GETDEVICELIST, NFSv3 I/O to both data servers with the
+// layout's filehandles and synthetic credentials, LAYOUTCOMMIT, LAYOUTRETURN with an
+// ff_layoutreturn4 body, and what the MDS refuses.
 #include "layout_test_support.hpp"
 
+#include <algorithm>
 #include <set>
 
 using namespace flexfiles::layout_test;
@@ -229,17 +230,112 @@ TEST_F(LayoutGet, RefusesOtherLayoutTypesUnknownDevicesAndDeviceLists) {
     EXPECT_EQ(getdeviceinfo(*session_, l.mirrors[0][0].deviceid, LAYOUT4_NFSV4_1_FILES).status,
               std::optional<std::uint32_t>(NFS4ERR_UNKNOWN_LAYOUTTYPE));
 
-    // GETDEVICELIST: not supported (device ids come with layouts).
-    Compound c;
-    c.putfh(file_.fh);
-    nfs_argop4 op{};
-    op.argop = NFS4_OP_GETDEVICELIST;
-    op.nfs_argop4_u.opgetdevicelist.gdla_layout_type = LAYOUT4_FLEX_FILES;
-    op.nfs_argop4_u.opgetdevicelist.gdla_maxdevices = 16;
-    c.typed(op, "GETDEVICELIST");
-    CompoundResult r = session_->send(c);
-    ASSERT_TRUE(r.replied()) << r.error;
-    EXPECT_EQ(r.status_of(1), NFS4ERR_NOTSUPP);
+    // GETDEVICELIST: flex-files devices only, room for at least one, and a cookie only
+    // with the verifier it came with.
+    auto devicelist = [&](layouttype4 type, std::uint32_t maxdevices, std::uint64_t cookie) {
+        Compound c;
+        c.putfh(file_.fh).getdevicelist(type, maxdevices, cookie,
+                                        {'n', 'o', 't', 'o', 'u', 'r', 's'});
+        CompoundResult r = session_->send(c);
+        EXPECT_TRUE(r.replied()) << r.error;
+        return r.status_of(1);
+    };
+    EXPECT_EQ(devicelist(LAYOUT4_NFSV4_1_FILES, 16, 0),
+              std::optional<std::uint32_t>(NFS4ERR_UNKNOWN_LAYOUTTYPE));
+    EXPECT_EQ(devicelist(LAYOUT4_FLEX_FILES, 0, 0), std::optional<std::uint32_t>(NFS4ERR_INVAL));
+    EXPECT_EQ(devicelist(LAYOUT4_FLEX_FILES, 16, 2),
+              std::optional<std::uint32_t>(NFS4ERR_NOT_SAME));
 
     EXPECT_TRUE(cluster_->mds().error_lines().empty());
+}
+
+namespace {
+
+struct DeviceListPage {
+    std::optional<std::uint32_t> status;
+    std::vector<DeviceId> devices;
+    std::uint64_t cookie = 0;
+    std::array<char, NFS4_VERIFIER_SIZE> verifier{};
+    bool eof = false;
+};
+
+DeviceListPage getdevicelist(Session& s, const FileHandle& fh, std::uint32_t maxdevices,
+                             std::uint64_t cookie = 0,
+                             const std::array<char, NFS4_VERIFIER_SIZE>& verifier = {}) {
+    Compound c;
+    c.putfh(fh).getdevicelist(LAYOUT4_FLEX_FILES, maxdevices, cookie, verifier);
+    CompoundResult r = s.send(c);
+    DeviceListPage page;
+    EXPECT_TRUE(r.replied()) << r.error;
+    page.status = r.status_of(1);
+    if (page.status != NFS4_OK)
+        return page;
+    const GETDEVICELIST4resok& ok = r.getdevicelist(1);
+    for (u_int i = 0; i < ok.gdlr_deviceid_list.gdlr_deviceid_list_len; i++) {
+        DeviceId d;
+        std::memcpy(d.data(), ok.gdlr_deviceid_list.gdlr_deviceid_list_val[i], d.size());
+        page.devices.push_back(d);
+    }
+    page.cookie = ok.gdlr_cookie;
+    std::memcpy(page.verifier.data(), ok.gdlr_cookieverf, page.verifier.size());
+    page.eof = ok.gdlr_eof;
+    return page;
+}
+
+// The deviceid layouts carry for Data_Server Id `id` (fleet/deviceid.h).
+DeviceId flexfiles_deviceid(std::uint8_t id) {
+    return DeviceId{1, 1, 'F', 'F', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, id};
+}
+
+} // namespace
+
+// GETDEVICELIST names exactly the three data servers, with the deviceids layouts carry,
+// and GETDEVICEINFO resolves each to its data server.
+TEST_F(LayoutGet, GetDeviceListListsTheDataServersGetDeviceInfoResolves) {
+    const DeviceListPage page = getdevicelist(*session_, file_.fh, 16);
+    ASSERT_EQ(page.status, std::optional<std::uint32_t>(NFS4_OK));
+    EXPECT_TRUE(page.eof);
+    ASSERT_EQ(page.devices.size(), 3u);
+    std::set<unsigned> seen;
+    for (std::size_t i = 0; i < page.devices.size(); i++) {
+        EXPECT_EQ(hex(page.devices[i]), hex(flexfiles_deviceid(static_cast<std::uint8_t>(i + 1))))
+            << "ordered by Data_Server Id";
+        const DeviceInfoResult info = getdeviceinfo(*session_, page.devices[i]);
+        ASSERT_EQ(info.status, std::optional<std::uint32_t>(NFS4_OK)) << hex(page.devices[i]);
+        ASSERT_TRUE(info.addr.has_value());
+        ASSERT_EQ(info.addr->netaddrs.size(), 1u);
+        const DataServerInfo* ds = ds_at(info.addr->netaddrs[0].second);
+        ASSERT_NE(ds, nullptr) << info.addr->netaddrs[0].second;
+        EXPECT_EQ(ds->index, i);
+        seen.insert(ds->index);
+    }
+    EXPECT_EQ(seen.size(), 3u);
+
+    // The layout's devices are among them, byte for byte.
+    const Layout l = must_layoutget(*session_, file_.fh, file_.stateid, LAYOUTIOMODE4_RW);
+    for (const auto& mirror : l.mirrors)
+        EXPECT_NE(std::find(page.devices.begin(), page.devices.end(), mirror[0].deviceid),
+                  page.devices.end())
+            << hex(mirror[0].deviceid);
+}
+
+// gdla_maxdevices 2: two pages, continued with the cookie and verifier of the first.
+TEST_F(LayoutGet, GetDeviceListPagesWithTheCookie) {
+    const DeviceListPage first = getdevicelist(*session_, file_.fh, 2);
+    ASSERT_EQ(first.status, std::optional<std::uint32_t>(NFS4_OK));
+    EXPECT_FALSE(first.eof);
+    ASSERT_EQ(first.devices.size(), 2u);
+    EXPECT_NE(first.cookie, 0u);
+
+    const DeviceListPage second =
+        getdevicelist(*session_, file_.fh, 2, first.cookie, first.verifier);
+    ASSERT_EQ(second.status, std::optional<std::uint32_t>(NFS4_OK));
+    EXPECT_TRUE(second.eof);
+    ASSERT_EQ(second.devices.size(), 1u);
+    EXPECT_EQ(second.verifier, first.verifier);
+
+    std::vector<DeviceId> all = first.devices;
+    all.push_back(second.devices[0]);
+    for (std::size_t i = 0; i < all.size(); i++)
+        EXPECT_EQ(hex(all[i]), hex(flexfiles_deviceid(static_cast<std::uint8_t>(i + 1))));
 }
