@@ -9,6 +9,7 @@
 #include "handle.hpp"
 #include "layout/layout_ops.hpp"
 #include "mds/fsal_data_path.hpp"
+#include "mgmt/dbus_glue.h"
 #include "module.hpp"
 #include "wcc/wcc_ops.hpp"
 
@@ -394,6 +395,10 @@ fsal_status_t create_export(fsal_module* fsal_hdl, void* parse_node, config_erro
         release(exp);
         return status;
     }
+
+    // The dbus management interface (mgmt/), once per process, as soon as Ganesha's dbus
+    // is up: not yet, since exports are created before dbus is initialised.
+    ff_mgmt_dbus_start();
 
     op_ctx->fsal_export = exp;
     return fsalstat(ERR_FSAL_NO_ERROR, 0);

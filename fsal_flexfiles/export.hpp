@@ -11,6 +11,7 @@
 #include "mds/layout_store.hpp"
 #include "mds/proxy_io.hpp"
 #include "mds/reaper.hpp"
+#include "mgmt/runtime.hpp"
 #include "wcc/attr_cache.h"
 
 #include <memory>
@@ -26,6 +27,10 @@ struct Export : fsal_export {
     // lock (update_export refuses to change it).
     const config::ExportConfig settings;
     const config::ExportConfig& config() const noexcept { return settings; }
+    // What an administrator changes at run time (mgmt/runtime.hpp): the WCC policy and
+    // the data servers' blocks, starting as the configuration said.
+    mgmt::Runtime& runtime() noexcept { return runtime_; }
+    const mgmt::Runtime& runtime() const noexcept { return runtime_; }
 
     // The data path (mds/fsal_data_path.hpp): built by create_export before the
     // export serves anything, torn down by release(); in between every
@@ -51,6 +56,7 @@ struct Export : fsal_export {
     std::unique_ptr<mds::Reaper> reaper_;
     mds::DataPathCounters counters_;
     std::string label_;
+    mgmt::Runtime runtime_{settings}; // after settings, which it copies
 };
 
 // The FLEXFILES export op_ctx names, or nullptr when op_ctx names none (a

@@ -4,6 +4,7 @@
 // loaded for `FSAL { Name = FLEXFILES; }`) and the module-level operations.
 #include "module.hpp"
 #include "layout/layout_ops.hpp"
+#include "mgmt/dbus_glue.h"
 
 #include "export.hpp"
 #include "handle.hpp"
@@ -55,6 +56,8 @@ extern "C" MODULE_INIT void flexfiles_fsal_init(void) {
 }
 
 extern "C" MODULE_FINI void flexfiles_fsal_fini(void) {
+    // A registration still waiting for Ganesha's init must not outlive the code it runs.
+    ff_mgmt_dbus_stop();
     if (unregister_fsal(&flexfiles::the_module) != 0)
         fprintf(stderr, "FLEXFILES: unregister_fsal failed\n");
 }

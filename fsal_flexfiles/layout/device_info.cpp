@@ -30,7 +30,10 @@ struct DeviceLookup {
 bool match_device(fsal_export* exp_hdl, void* arg) {
     auto* lookup = static_cast<DeviceLookup*>(arg);
     const Export* exp = Export::of(exp_hdl);
-    const config::DataServer* ds = find_data_server(exp->settings, lookup->dev);
+    // The data servers the export has now: an administrator may have added some (mgmt/).
+    config::ExportConfig live;
+    live.data_servers = exp->runtime().data_servers.list();
+    const config::DataServer* ds = find_data_server(live, lookup->dev);
     if (ds == nullptr)
         return false;
     lookup->ds = *ds;

@@ -157,6 +157,20 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
     }
 }
 
+fleet::DsStatus start_data_server(Export& exp, const config::DataServer& ds) noexcept {
+    try {
+        // Sizes first: the fleet may place a file on it as soon as it is Up.
+        exp.proxy().set_io_sizes(ds.id, IoSizes{ds.rsize, ds.wsize});
+        fleet::DsStatus st =
+            exp.fleet().add(fleet_config(ds, exp.config(), ganesha_log_sink(exp.label())));
+        if (!st.ok())
+            exp.proxy().set_io_sizes(ds.id, std::nullopt);
+        return st;
+    } catch (const std::exception& e) {
+        return fleet::DsStatus::error(fleet::DsErrc::invalid_argument, e.what());
+    }
+}
+
 void close_data_path(Export& exp) noexcept {
     // The reaper uses the store and the fleet; proxy I/O callbacks use the cache until the
     // fleet has completed every request (Fleet's destructor stops each data server).

@@ -14,6 +14,7 @@
 // (wcc::overlay_data_attrs).
 #pragma once
 
+#include "config.hpp"
 #include "fleet/ds_types.h"
 #include "ganesha/ganesha.hpp"
 #include "mds/data_files.hpp"
@@ -38,6 +39,10 @@ namespace flexfiles::mds {
 fsal_status_t open_data_path(Export& exp, int export_id) noexcept;
 // Stops the reaper and the data-server clients, closes the store. Idempotent.
 void close_data_path(Export& exp) noexcept;
+// Starts the client of a data server added at run time (mgmt/), configured as
+// open_data_path configures the others, and gives proxy I/O its Rsize/Wsize. Errors as
+// fleet::Fleet::add (nothing is left running).
+fleet::DsStatus start_data_server(Export& exp, const config::DataServer& ds) noexcept;
 
 // ---- fsal_status.cpp ----
 

@@ -456,6 +456,46 @@ StoreResult<std::uint64_t> LayoutStore::file_count() {
     return out;
 }
 
+StoreResult<std::vector<std::uint64_t>> LayoutStore::file_ids() {
+    std::lock_guard lk(mu_);
+    StoreResult<std::vector<std::uint64_t>> out;
+    Stmt s(db_, "SELECT DISTINCT file_id FROM files");
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW)
+        out.value.push_back(s.u64(0));
+    if (rc != SQLITE_DONE)
+        out.status = fail("list file ids");
+    return out;
+}
+
+StoreResult<std::map<std::uint64_t, DataServerUsage>> LayoutStore::usage_by_data_server() {
+    std::lock_guard lk(mu_);
+    StoreResult<std::map<std::uint64_t, DataServerUsage>> out;
+    // One statement, so the three counts are of the same moment.
+    Stmt s(db_, "SELECT ds_id, 0, count(*) FROM data_files GROUP BY ds_id "
+                "UNION ALL SELECT ds_id, 1, count(*) FROM create_intents GROUP BY ds_id "
+                "UNION ALL SELECT ds_id, 2, count(*) FROM pending_removals GROUP BY ds_id");
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        DataServerUsage& u = out.value[s.u64(0)];
+        const std::uint64_t n = s.u64(2);
+        switch (s.i64(1)) {
+        case 0:
+            u.data_files = n;
+            break;
+        case 1:
+            u.creates_pending = n;
+            break;
+        default:
+            u.removals_pending = n;
+            break;
+        }
+    }
+    if (rc != SQLITE_DONE)
+        out.status = fail("count data files per data server");
+    return out;
+}
+
 // ---------------------------------------------------------------------------------------
 // Creates in progress
 

@@ -29,6 +29,7 @@
 #include "mds/data_files.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -76,6 +77,15 @@ struct PlannedDataFile {
     std::string name;
 };
 
+// What the store holds on one data server (for the admin interface).
+struct DataServerUsage {
+    std::uint64_t data_files = 0;       // in files' maps
+    std::uint64_t creates_pending = 0;  // recorded by creates still in progress
+    std::uint64_t removals_pending = 0; // queued for the reaper
+
+    std::uint64_t total() const { return data_files + creates_pending + removals_pending; }
+};
+
 // What remove_file() did.
 struct RemovedFile {
     std::optional<DataFileMap> map;     // the file's map, if it had one
@@ -106,6 +116,11 @@ public:
     // Drops the file's map and queues its data files for removal (due now), atomically.
     StoreResult<RemovedFile> remove_file(const ObjectKey& key);
     StoreResult<std::uint64_t> file_count();
+    // Every file's fileid (the admin interface flushes the attribute cache with it).
+    StoreResult<std::vector<std::uint64_t>> file_ids();
+    // Per data-server Id, everything the store holds on it; a data server holding nothing
+    // is absent.
+    StoreResult<std::map<std::uint64_t, DataServerUsage>> usage_by_data_server();
 
     // ---- Creates in progress ----
     // Before a create makes data files on the data servers: what it is about to make.

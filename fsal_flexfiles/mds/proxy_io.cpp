@@ -141,12 +141,22 @@ ProxyIo::ProxyIo(fleet::Fleet& fleet, wcc::AttrCache* cache, DataPathCounters& c
     : fleet_(fleet), cache_(cache), counters_(counters), sizes_(std::move(sizes)),
       timeout_(timeout) {}
 
+void ProxyIo::set_io_sizes(std::uint64_t ds_id, std::optional<IoSizes> sizes) {
+    std::unique_lock lk(sizes_mu_);
+    if (sizes)
+        sizes_[ds_id] = *sizes;
+    else
+        sizes_.erase(ds_id);
+}
+
 std::uint32_t ProxyIo::rsize(std::uint64_t ds_id) const {
+    std::shared_lock lk(sizes_mu_);
     auto it = sizes_.find(ds_id);
     return it == sizes_.end() || it->second.rsize == 0 ? IoSizes{}.rsize : it->second.rsize;
 }
 
 std::uint32_t ProxyIo::wsize(std::uint64_t ds_id) const {
+    std::shared_lock lk(sizes_mu_);
     auto it = sizes_.find(ds_id);
     return it == sizes_.end() || it->second.wsize == 0 ? IoSizes{}.wsize : it->second.wsize;
 }

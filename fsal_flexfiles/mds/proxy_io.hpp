@@ -30,6 +30,8 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <shared_mutex>
 #include <span>
 #include <vector>
 
@@ -59,6 +61,9 @@ public:
     fleet::DsStatus commit(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
     fleet::DsStatus truncate(const DataFileMap& map, std::uint64_t size);
 
+    // A data server added (its sizes) or removed (nullopt) at run time (mgmt/).
+    void set_io_sizes(std::uint64_t ds_id, std::optional<IoSizes> sizes);
+
     // The order in which read() tries the mirrors: Up data servers first (starting at a
     // rotating position), then Suspect, then Down or unknown ones. Pure; for tests.
     static std::vector<std::size_t> read_order(const std::vector<fleet::Health>& health,
@@ -71,7 +76,8 @@ private:
     fleet::Fleet& fleet_;
     wcc::AttrCache* cache_;
     DataPathCounters& counters_;
-    const std::map<std::uint64_t, IoSizes> sizes_;
+    mutable std::shared_mutex sizes_mu_; // only set_io_sizes writes
+    std::map<std::uint64_t, IoSizes> sizes_;
     const std::chrono::milliseconds timeout_;
     std::atomic<std::uint64_t> rotation_{0};
 };

@@ -256,7 +256,7 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
 
         const ApplyOutcome out = apply_layout_wcc(
             exp->cache(), files, granted ? &granted->files : nullptr, entries, decode_with_ganesha,
-            authority, ApplyPolicy{exp->settings.trust_wcc}, repair_tracker(), counters());
+            authority, ApplyPolicy{exp->runtime().policy.trust_wcc()}, repair_tracker(), counters());
 
         if (out.status != BodyStatus::Ok) {
             LogInfo(COMPONENT_PNFS, "%s: LAYOUT_WCC for fileid %" PRIu64 ": %s: %s",
@@ -336,7 +336,7 @@ fallback::FetchSummary fetch_data_attrs(Export& exp, const mds::DataFileMap& map
         if (o == Outcome::Applied || o == Outcome::AppliedPartly)
             counters().add(WccCounters::kFallbackApplied);
     };
-    const auto deadline = fleet::Clock::now() + exp.settings.ds_getattr_deadline;
+    const auto deadline = fleet::Clock::now() + exp.runtime().policy.ds_getattr_deadline();
     fallback::FetchSummary sum = flights().fetch(cache, targets, deadline, submit, on_answer);
     counters().add(WccCounters::kFallbackSent, sum.sent);
     counters().add(WccCounters::kFallbackCoalesced, sum.coalesced);
@@ -421,7 +421,7 @@ void set_expiry(const Export& exp, fsal_attrlist& a) {
     const std::int32_t configured = op_ctx->export_perms.expire_time_attr;
     if (configured <= 0)
         return; // 0: always ask (kept by MDCACHE); < 0: the admin chose to trust forever
-    const auto ms = exp.settings.wcc_max_age.count();
+    const auto ms = exp.runtime().policy.wcc_max_age().count();
     const std::int64_t want = std::max<std::int64_t>(1, (ms + 999) / 1000);
     a.expire_time_attr = static_cast<std::int32_t>(std::min<std::int64_t>(want, configured));
 }
@@ -447,7 +447,8 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
         // asked whatever the layouts.
         const bool rw = merged && layout::rw_layout_outstanding(exp, map.file_id);
         const std::int64_t max_age_ns =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(exp.settings.wcc_max_age).count();
+            std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
+                .count();
         const FetchReason why = fetch_reason(merged, rw, max_age_ns, monotonic_now_ns());
         if (why != FetchReason::None) {
             const fallback::FetchSummary sum = fetch_data_attrs(exp, map);
