@@ -220,6 +220,21 @@ nfsstat4 to_nfsstat4(BodyStatus s) {
     return NFS4ERR_SERVERFAULT;
 }
 
+namespace {
+
+// Whether a conflicting open fenced the layout since it was granted: one of its data files
+// now has other fencing credentials than the layout carries.
+bool layout_fenced(const mds::DataFileMap& granted, const mds::DataFileMap& now) {
+    for (const mds::DataFile& g : granted.files)
+        for (const mds::DataFile& n : now.files)
+            if (g.ds_id == n.ds_id && g.fh == n.fh &&
+                (g.fencing_uid != n.fencing_uid || g.fencing_gid != n.fencing_gid))
+                return true;
+    return false;
+}
+
+} // namespace
+
 nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
                     const gsh_buffdesc* body) noexcept {
     Export* exp = current_export();
@@ -245,6 +260,16 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
         Handle* handle = Handle::of(obj_hdl);
         std::shared_ptr<const mds::DataFileMap> map = handle->data_files();
         const std::optional<layout::GrantedLayout> granted = layout::granted_layout(state);
+        // A fenced layout no longer opens its data files: what its holder reports may not
+        // set the size or times (RFC 8435 section 2.2: the MDS revoked its access).
+        if (granted && map && layout_fenced(granted->files, *map)) {
+            counters().add(WccCounters::kOps);
+            LogInfo(COMPONENT_PNFS,
+                    "%s: LAYOUT_WCC for fileid %" PRIu64
+                    " through a layout fenced since it was granted: NFS4ERR_BAD_STATEID",
+                    exp->label().c_str(), obj_hdl->fileid);
+            return NFS4ERR_BAD_STATEID;
+        }
         const LayoutAuthority authority = !granted              ? LayoutAuthority::None
                                           : granted->read_write ? LayoutAuthority::ReadWrite
                                                                 : LayoutAuthority::Read;
