@@ -19,8 +19,11 @@
 //   from one update and mtime from another. Writers copy the current node, change the copy,
 //   and swap it in with cds_lfht_replace (lock-free; it fails when another writer replaced
 //   the node first, and the loser frees its unpublished copy and starts again from the
-//   winner's). The replaced node is freed with call_rcu after a grace period. forget()
-//   removes the node (cds_lfht_del) and frees it the same way.
+//   winner's). The replaced node is handed to call_rcu; after a grace period its memory
+//   goes back to a per-size pool that writers allocate from (or to free() when the pool is
+//   full). forget() removes the node (cds_lfht_del) and reclaims it the same way. Counters
+//   are per-thread stripes bumped without atomic read-modify-writes, so a lookup executes
+//   no locked instruction (on x86 one would be a full barrier).
 //
 // Ordering (never replace newer with older), per data file
 //   - Every report must carry time_metadata (the data file's ctime on its data server); a
