@@ -27,6 +27,8 @@ packages=(
     # our code, tests and tools
     libcmocka-dev libnfs-dev libnfs-utils libgtest-dev libbenchmark-dev libsqlite3-dev
     rpcbind dbus python3 python3-dbus procps
+    # the packages and the package test: dpkg-buildpackage, lintian, rpmbuild
+    debhelper dpkg-dev fakeroot lintian rpm
 )
 
 missing=()
