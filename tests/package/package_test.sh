@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-3.0-or-later
 #
-# Package test: build the .debs, install them, run a loopback flex-files cluster (1 MDS +
+# Package test: build the .debs, install them (over Debian's own nfs-ganesha 4.3-2, which
+# they must upgrade in place, when the machine has no Ganesha), run a loopback flex-files
+# cluster (1 MDS +
 # 3 NFSv3 data servers) from the installed binaries and sample configs, write files with
 # LAYOUT_WCC, manage the MDS with the installed ganesha-ff over a private dbus-daemon, drain
 # a data server and check new files avoid it; then purge the packages and put back the
@@ -77,6 +79,7 @@ cleanup() {
             log "restoring $(tr '\n' ' ' <"$before_ganesha")"
             # shellcheck disable=SC2046
             apt-get install -y -qq --no-install-recommends --allow-downgrades \
+                -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
                 $(cat "$before_ganesha") >"$work/restore.log" 2>&1 ||
                 { echo "package test: restore FAILED (see $work/restore.log)" >&2; rc=1; }
         fi
@@ -130,11 +133,33 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
     chmod 755 "$policy_rc_d"
 fi
 installed=1
-apt-get install -y -qq --no-install-recommends \
-    "$debs"/nfs-ganesha_*.deb "$debs"/nfs-ganesha-vfs_*.deb "$debs"/nfs-ganesha-flexfiles_*.deb \
-    >"$work/install.log" 2>&1 || { cat "$work/install.log" >&2; fail "apt-get install"; }
+apt_install() {
+    apt-get install -y -qq --no-install-recommends \
+        -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "$@"
+}
+# What an administrator has: on a machine without Ganesha, first install Debian's own
+# nfs-ganesha and nfs-ganesha-vfs, so that ours must upgrade them in place (cleanup
+# removes them again with ours). FF_PACKAGE_UPGRADE=0 skips this.
+stock=""
+if [ ! -s "$before_ganesha" ] && [ "${FF_PACKAGE_UPGRADE:-1}" != 0 ]; then
+    apt_install nfs-ganesha nfs-ganesha-vfs >"$work/install-stock.log" 2>&1 ||
+        { cat "$work/install-stock.log" >&2; fail "installing Debian's nfs-ganesha"; }
+    stock=$(dpkg-query -W -f='${Version}' nfs-ganesha)
+    log "Debian's nfs-ganesha $stock and nfs-ganesha-vfs installed, to be upgraded"
+fi
+apt_install "$debs"/nfs-ganesha_*.deb "$debs"/nfs-ganesha-vfs_*.deb \
+    "$debs"/nfs-ganesha-flexfiles_*.deb >"$work/install.log" 2>&1 ||
+    { cat "$work/install.log" >&2; fail "apt-get install"; }
 version=$(dpkg-query -W -f='${Version}' nfs-ganesha-flexfiles)
 log "installed nfs-ganesha-flexfiles $version after $(( $(date +%s) - start )) s"
+for p in nfs-ganesha nfs-ganesha-vfs; do
+    [ "$(dpkg-query -W -f='${Version}' "$p")" = "$version" ] ||
+        fail "$p is at $(dpkg-query -W -f='${Version}' "$p"), not $version"
+done
+if [ -n "$stock" ]; then
+    dpkg --compare-versions "$version" gt "$stock" || fail "$version does not upgrade $stock"
+    log "upgraded Debian's $stock to $version"
+fi
 for f in /usr/bin/ganesha.nfsd /usr/bin/ganesha-ff /usr/bin/ff-client \
          /usr/lib/x86_64-linux-gnu/ganesha/libfsalflexfiles.so \
          /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so; do
