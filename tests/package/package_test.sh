@@ -3,11 +3,10 @@
 #
 # Package test: build the .debs, install them (over Debian's own nfs-ganesha 4.3-2, which
 # they must upgrade in place, when the machine has no Ganesha), run a loopback flex-files
-# cluster (1 MDS +
-# 3 NFSv3 data servers) from the installed binaries and sample configs, write files with
-# LAYOUT_WCC, manage the MDS with the installed ganesha-ff over a private dbus-daemon, drain
-# a data server and check new files avoid it; then purge the packages and put back the
-# Ganesha packages the machine had before.
+# cluster (1 MDS + 3 NFSv3 data servers) from the installed binaries and sample configs,
+# write files with LAYOUT_WCC, manage the MDS with the installed ganesha-ff over a private
+# dbus-daemon, drain a data server and check new files avoid it; then purge the packages
+# and put back the Ganesha packages the machine had before.
 #
 #   package_test.sh REPO FF_CLIENT WORKDIR
 #
