@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-3.0-or-later
+#
+# RPM test: packaging/build-rpms.sh builds the RPMs with rpmbuild, and each carries what
+# its Debian twin does: the core with ganesha.nfsd and libganesha_nfsd, every FSAL we ship
+# pinned to the core of the same build, and nfs-ganesha-flexfiles with the module, the two
+# CLIs, the samples and the documentation. (RPMs are not installed: this is Debian.)
+#
+#   rpm_test.sh REPO WORKDIR
+set -euo pipefail
+
+repo="$1"
+work="$2"
+fail() {
+    echo "rpm test: FAILED: $*" >&2
+    exit 1
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+"$repo/packaging/build-rpms.sh" "$work/rpms" || fail "build-rpms.sh (log: $work/rpms/build.log)"
+
+version="$(dpkg-parsechangelog -l "$repo/packaging/debian/changelog" -S Version | tr - . |
+           sed 's/^\([^.]*\.[^.]*\)\./\1-/; s/+/./')" # 4.3-2+ffwcc1 -> 4.3-2.ffwcc1
+rpm_of() { echo "$work/rpms/$1-$version.x86_64.rpm"; }
+files_of() { rpm -qpl "$(rpm_of "$1")" 2>/dev/null; }
+
+for p in nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem nfs-ganesha-nullfs nfs-ganesha-proxy-v4 \
+         nfs-ganesha-flexfiles; do
+    [ -f "$(rpm_of "$p")" ] || fail "$(basename "$(rpm_of "$p")") was not built"
+done
+expect() { # PACKAGE FILE
+    files_of "$1" | grep -qx "$2" || fail "$1 does not contain $2"
+}
+expect nfs-ganesha /usr/bin/ganesha.nfsd
+expect nfs-ganesha /usr/lib64/libganesha_nfsd.so.4.3
+expect nfs-ganesha-vfs /usr/lib64/ganesha/libfsalvfs.so
+expect nfs-ganesha-flexfiles /usr/lib64/ganesha/libfsalflexfiles.so
+expect nfs-ganesha-flexfiles /usr/bin/ganesha-ff
+expect nfs-ganesha-flexfiles /usr/bin/ff-client
+expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/examples/flexfiles-mds.conf
+expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/examples/nfsv3-data-server.conf
+expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/design.md
+for p in nfs-ganesha-vfs nfs-ganesha-mem nfs-ganesha-nullfs nfs-ganesha-proxy-v4 \
+         nfs-ganesha-flexfiles; do
+    rpm -qpR "$(rpm_of "$p")" 2>/dev/null | grep -qx "nfs-ganesha = $version" ||
+        fail "$p does not require nfs-ganesha = $version"
+done
+echo "rpm test: PASSED: 6 RPMs at $version"
+rm -rf "$work"
