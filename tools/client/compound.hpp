@@ -47,6 +47,8 @@ constexpr uint32_t kOpLayoutWcc = 77;
 // A pNFS device id (deviceid4).
 using DeviceId4 = std::array<char, NFS4_DEVICEID4_SIZE>;
 
+struct FlexIoStats; // flex_layout.hpp: ff_iostats4, also LAYOUTSTATS's body
+
 // device_error4 (RFC 7862 section 15.6): what LAYOUTERROR and ff_ioerr4 report.
 struct DeviceError {
     DeviceId4 deviceid{};
@@ -205,6 +207,9 @@ public:
     // the last op of its compound there.
     Compound& layouterror(uint64_t offset, uint64_t length, const stateid4& stateid,
                           const std::vector<DeviceError>& errors);
+    // Op 65 with the RFC 7862 arguments (with lsa_deviceid, which stock Ganesha 4.3's XDR
+    // lacks; the series' 0011 adds it), sent as a raw op for the same reason.
+    Compound& layoutstats(const FlexIoStats& stats);
 
     // ---- Escape hatches. ----
     // A typed op encoded by Ganesha's xdr_nfs_argop4. Memory it points to must outlive

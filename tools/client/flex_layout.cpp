@@ -355,6 +355,13 @@ bool put_string(XDR* x, const std::string& s) {
     return xdr_put_opaque(x, std::span<const char>(s.data(), s.size()));
 }
 
+// ff_layoutupdate4 (RFC 8435 section 9.2.1): in ff_iostats4 and as LAYOUTSTATS's body.
+bool put_ff_layoutupdate(XDR* x, const FlexIoStats& s) {
+    return put_string(x, s.netid) && put_string(x, s.uaddr) && xdr_put_opaque(x, s.fh.bytes) &&
+           put_latency(x, s.read) && put_latency(x, s.write) && put_time(x, s.duration) &&
+           xdr_put_u32(x, s.local ? 1 : 0);
+}
+
 } // namespace
 
 std::vector<char> encode_ff_layoutreturn4(const FlexLayoutReturn& body, IoInfoCount counts) {
@@ -391,16 +398,29 @@ std::vector<char> encode_ff_layoutreturn4(const FlexLayoutReturn& body, IoInfoCo
             if (!xdr_put_u64(x, s.offset) || !xdr_put_u64(x, s.length) ||
                 !put_stateid(x, s.stateid) || !put_io_info(x, s.read_count, s.read_bytes, counts) ||
                 !put_io_info(x, s.write_count, s.write_bytes, counts) ||
-                !xdr_put_raw(x, s.deviceid) ||
-                // ff_layoutupdate4
-                !put_string(x, s.netid) || !put_string(x, s.uaddr) ||
-                !xdr_put_opaque(x, s.fh.bytes) || !put_latency(x, s.read) ||
-                !put_latency(x, s.write) || !put_time(x, s.duration) ||
-                !xdr_put_u32(x, s.local ? 1 : 0)) {
+                !xdr_put_raw(x, s.deviceid) || !put_ff_layoutupdate(x, s)) {
                 return false;
             }
         }
         return true;
+    });
+}
+
+std::vector<char> encode_layoutstats_args(const FlexIoStats& s) {
+    if (s.fh.bytes.size() > NFS4_FHSIZE) {
+        throw XdrError("LAYOUTSTATS4args: a data-server filehandle longer than NFS4_FHSIZE");
+    }
+    const std::vector<char> update =
+        xdr_encode(256 + s.netid.size() + s.uaddr.size() + s.fh.bytes.size(), "ff_layoutupdate4",
+                   [&](XDR* x) { return put_ff_layoutupdate(x, s); });
+    return xdr_encode(128 + update.size(), "LAYOUTSTATS4args", [&](XDR* x) {
+        return xdr_put_u64(x, s.offset) && xdr_put_u64(x, s.length) &&
+               put_stateid(x, s.stateid) &&
+               put_io_info(x, s.read_count, s.read_bytes, IoInfoCount::rfc7862_u64) &&
+               put_io_info(x, s.write_count, s.write_bytes, IoInfoCount::rfc7862_u64) &&
+               xdr_put_raw(x, s.deviceid) &&
+               // lsa_layoutupdate: layouttype4, then the flex-files body as opaque
+               xdr_put_u32(x, LAYOUT4_FLEX_FILES) && xdr_put_opaque(x, update);
     });
 }
 

@@ -173,6 +173,11 @@ enum class IoInfoCount { rfc7862_u64, ganesha43_u32 };
 std::vector<char> encode_ff_layoutreturn4(const FlexLayoutReturn& body,
                                           IoInfoCount counts = IoInfoCount::rfc7862_u64);
 
+// LAYOUTSTATS4args (RFC 7862 section 15.7) for one data file: offset, length, stateid,
+// read and write io_info4, the device id, and a layoutupdate4 of type LAYOUT4_FLEX_FILES
+// whose body is s's ff_layoutupdate4 (RFC 8435 section 7). Throws XdrError.
+std::vector<char> encode_layoutstats_args(const FlexIoStats& s);
+
 // LAYOUTERROR4args (RFC 7862 section 15.6): offset, length, stateid, device_error4<>.
 std::vector<char> encode_layouterror_args(uint64_t offset, uint64_t length, const stateid4& stateid,
                                           const std::vector<DeviceError>& errors);

@@ -394,6 +394,45 @@ void test_layouterror_args(void**) {
     assert_true(c.label(1).find("LAYOUTERROR") == 0);
 }
 
+// LAYOUTSTATS4args as RFC 7862 has them, read back with Ganesha's xdr_LAYOUTSTATS4args
+// (series 0011 adds lsa_deviceid) and the body with its xdr_ff_layoutupdate4.
+void test_layoutstats_args(void**) {
+    const FlexIoStats st = sample_return().iostats_report[0];
+    const std::vector<char> a = encode_layoutstats_args(st);
+    LAYOUTSTATS4args args{};
+    XdrDecoder d(a);
+    assert_true(xdr_LAYOUTSTATS4args(d.xdr(), &args));
+    assert_int_equal(d.remaining(), 0);
+    assert_true(args.lsa_offset == 0 && args.lsa_length == NFS4_UINT64_MAX);
+    assert_int_equal(args.lsa_stateid.seqid, 2);
+    assert_true(args.lsa_read.ii_count == 3 && args.lsa_read.ii_bytes == 3000);
+    assert_true(args.lsa_write.ii_count == 5000000000ull && args.lsa_write.ii_bytes == 1ull << 40);
+    assert_int_equal(args.lsa_deviceid[15], 2);
+    assert_int_equal(args.lsa_layoutupdate.lou_type, LAYOUT4_FLEX_FILES);
+
+    ff_layoutupdate4 body{};
+    XdrDecoder b(std::span<const char>(args.lsa_layoutupdate.lou_body.lou_body_val,
+                                       args.lsa_layoutupdate.lou_body.lou_body_len));
+    assert_true(xdr_ff_layoutupdate4(b.xdr(), &body));
+    assert_int_equal(b.remaining(), 0);
+    assert_string_equal(body.ffl_addr.r_addr, "127.0.0.11.8.1");
+    assert_int_equal(body.ffl_fhandle.nfs_fh4_len, 3);
+    assert_true(body.ffl_read.ffil_ops_requested == 3 && body.ffl_duration.seconds == 9);
+    assert_int_equal(body.ffl_local, 1);
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_ff_layoutupdate4), &body);
+    xdr_free(reinterpret_cast<xdrproc_t>(xdr_LAYOUTSTATS4args), &args);
+
+    // In a compound: op 65 followed by exactly these bytes.
+    Compound c;
+    c.no_sequence().putfh(FileHandle{{7}}).layoutstats(st);
+    const std::vector<char> enc = c.encode(2);
+    assert_memory_equal(enc.data() + enc.size() - a.size(), a.data(), a.size());
+    uint32_t op;
+    std::memcpy(&op, enc.data() + enc.size() - a.size() - 4, 4);
+    assert_int_equal(ntohl(op), NFS4_OP_LAYOUTSTATS);
+    assert_true(c.label(1).find("LAYOUTSTATS") == 0);
+}
+
 // The typed pNFS ops, read back with Ganesha's xdr_COMPOUND4args.
 void test_compound_pnfs_args(void**) {
     LayoutGetArgs g;
@@ -569,6 +608,7 @@ int main() {
         cmocka_unit_test(test_ff_layoutreturn4_rfc),
         cmocka_unit_test(test_ff_layoutreturn4_io_info4_counts),
         cmocka_unit_test(test_layouterror_args),
+        cmocka_unit_test(test_layoutstats_args),
         cmocka_unit_test(test_compound_pnfs_args),
         cmocka_unit_test(test_compound_pnfs_results),
     };
