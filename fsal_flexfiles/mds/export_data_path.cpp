@@ -91,6 +91,34 @@ void wait_for_fleet(Export& exp) {
              up, exp.fleet().size(), exp.config().mirrors);
 }
 
+// Data files the store maps to data servers the configuration does not name (one added at
+// run time with AddDataServer and not written into ganesha.conf, or a block removed or
+// renumbered): their files cannot be read or written. The export still serves the rest;
+// each such data server gets one line an administrator cannot miss.
+void report_unconfigured_data_servers(Export& exp, const config::ExportConfig& cfg) {
+    const auto usage = exp.store().usage_by_data_server();
+    if (!usage.ok()) {
+        LogCrit(COMPONENT_FSAL, "%s: layout store: %s", exp.label().c_str(),
+                usage.status.error.c_str());
+        return;
+    }
+    for (const auto& [ds_id, u] : usage.value) {
+        const bool configured =
+            std::any_of(cfg.data_servers.begin(), cfg.data_servers.end(),
+                        [id = ds_id](const config::DataServer& ds) { return ds.id == id; });
+        if (configured || u.total() == 0)
+            continue;
+        LogCrit(COMPONENT_FSAL,
+                "%s: the layout store holds %llu data file(s) (and %llu removal(s) pending) on "
+                "data server %llu, which is not configured: files with data there cannot be "
+                "read or written until a Data_Server block with Id = %llu is back in the "
+                "export (data servers added over dbus last only until a restart)",
+                exp.label().c_str(), static_cast<unsigned long long>(u.data_files),
+                static_cast<unsigned long long>(u.removals_pending),
+                static_cast<unsigned long long>(ds_id), static_cast<unsigned long long>(ds_id));
+    }
+}
+
 } // namespace
 
 fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
@@ -124,6 +152,7 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
                  "%s: layout store %s: %llu file(s), %llu data-file removal(s) pending",
                  exp.label().c_str(), path.c_str(), static_cast<unsigned long long>(files.value),
                  static_cast<unsigned long long>(pending.value));
+        report_unconfigured_data_servers(exp, cfg);
 
         exp.cache_ = std::make_unique<wcc::AttrCache>();
 

@@ -87,7 +87,9 @@ protected:
         session_.reset();
         // Ganesha logs every method that answers a dbus error at MAJ level (the calls with
         // bad arguments here); data server 5 exists only to be unreachable.
-        const std::vector<std::string> expected{"on (org.ganesha.nfsd.flexfiles) failed", "ds 5 ("};
+        // The restart in one test names data server 4, which it left holding data files.
+        const std::vector<std::string> expected{"on (org.ganesha.nfsd.flexfiles) failed", "ds 5 (",
+                                                "on data server 4, which is not configured"};
         if (cluster_) {
             EXPECT_TRUE(cluster_->mds().error_lines(expected).empty())
                 << ::testing::PrintToString(cluster_->mds().error_lines(expected));
@@ -331,6 +333,19 @@ TEST_F(DbusMgmt, RemoveIsRefusedWhileHoldingFilesAndAnAddedDataServerTakesPlacem
     rows = list();
     EXPECT_EQ(rows.size(), 4u);
     EXPECT_EQ(rows.count(5), 0u);
+
+    // Changes over dbus last until a restart: the MDS comes back with ganesha.conf's three
+    // data servers and names the added one that still holds data files, with their count.
+    const std::uint64_t on4 = rows.at(4).data_files;
+    ASSERT_GT(on4, 0u);
+    pnfs_.reset();
+    session_.reset();
+    cluster_->mds().restart();
+    wait_until_registered();
+    EXPECT_EQ(list().size(), 3u);
+    EXPECT_TRUE(cluster_->mds().log_contains(
+        "holds " + std::to_string(on4) +
+        " data file(s) (and 0 removal(s) pending) on data server 4, which is not configured"));
 }
 
 TEST_F(DbusMgmt, PolicyChangesTakeEffectAndBadValuesChangeNothing) {
