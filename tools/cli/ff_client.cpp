@@ -20,13 +20,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <getopt.h>
 #include <iostream>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace ffc = flexfiles::client;
@@ -66,11 +69,19 @@ void usage(std::FILE* out) {
                "  layout PATH [--iomode read|rw]\n"
                "                         LAYOUTGET and GETDEVICEINFO: print the layout and its\n"
                "                         devices, then LAYOUTRETURN\n"
+               "  shell                  read commands from standard input, one per line, on one\n"
+               "                         session: stat, put, get, layout, raw, and\n"
+               "                         wcc on|off (whether later puts send LAYOUT_WCC; `wcc`\n"
+               "                         alone shows it), help, quit. Exit status: the first\n"
+               "                         failed command's, else 0\n"
                "\n"
                "exit status: 0 ok, 1 NFS error (or put's size check failed), 2 usage,\n"
                "3 transport error\n",
                out);
 }
+
+// Whether put sends LAYOUT_WCC when it has no --wcc: on, unless a shell's `wcc off` said so.
+bool g_wcc_on = true;
 
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -284,7 +295,8 @@ int cmd_put(ffc::Session& s, const std::vector<std::string>& raw_args) {
     if (args.positional.size() != 2) {
         throw UsageError("put takes LOCAL PATH");
     }
-    const bool wcc = choice(args, "--wcc", {"on", "off"}) == "on";
+    const bool wcc = choice(args, "--wcc", {g_wcc_on ? "on" : "off", g_wcc_on ? "off" : "on"}) ==
+                     "on";
     const bool via_layout = choice(args, "--via", {"layout", "mds"}) == "layout";
     const bool check_mirrors = args.switches.count("--mirrors-check") != 0;
     const std::string& remote = args.positional[1];
@@ -470,6 +482,101 @@ int cmd_layout(ffc::Session& s, const std::vector<std::string>& raw_args) {
     return kExitOk;
 }
 
+using Command = int (*)(ffc::Session&, const std::vector<std::string>&);
+Command find_command(const std::string& name);
+
+// One command, with its errors reported as main reports them, as an exit status.
+int run_reported(const std::function<int()>& run) {
+    try {
+        return run();
+    } catch (const UsageError& e) {
+        std::cerr << "ff-client: " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const ffc::NfsError& e) {
+        std::cerr << "ff-client: " << e.what() << "\n";
+        return kExitNfs;
+    } catch (const ffc::TransportError& e) {
+        std::cerr << "ff-client: " << e.what() << "\n";
+        return kExitTransport;
+    } catch (const ffc::DataServerError& e) {
+        std::cerr << "ff-client: " << e.what() << "\n";
+        return e.rpc_status() == ffc::RpcStatus::ok ? kExitNfs : kExitTransport;
+    } catch (const std::exception& e) {
+        std::cerr << "ff-client: " << e.what() << "\n";
+        return kExitNfs;
+    }
+}
+
+int cmd_wcc(const std::vector<std::string>& args) {
+    if (args.size() > 1 || (args.size() == 1 && args[0] != "on" && args[0] != "off")) {
+        throw UsageError("wcc takes on or off");
+    }
+    if (args.size() == 1) {
+        g_wcc_on = args[0] == "on";
+    }
+    std::cout << "wcc " << (g_wcc_on ? "on" : "off")
+              << (g_wcc_on ? ": put reports the data servers' attributes with LAYOUT_WCC\n"
+                           : ": put sends no LAYOUT_WCC (the MDS asks the data servers)\n");
+    return kExitOk;
+}
+
+// Commands from standard input on one session; words split at blanks, # starts a comment.
+int cmd_shell(ffc::Session& s, const std::vector<std::string>& args) {
+    if (!args.empty()) {
+        throw UsageError("shell takes no arguments (commands come from standard input)");
+    }
+    const bool interactive = isatty(STDIN_FILENO) != 0;
+    int first_failure = kExitOk;
+    std::string line;
+    while (true) {
+        if (interactive) {
+            std::cout << "ff> " << std::flush;
+        }
+        if (!std::getline(std::cin, line)) {
+            break;
+        }
+        line = line.substr(0, line.find('#'));
+        std::istringstream words(line);
+        std::vector<std::string> argv{std::istream_iterator<std::string>(words),
+                                      std::istream_iterator<std::string>()};
+        if (argv.empty()) {
+            continue;
+        }
+        const std::string name = argv[0];
+        argv.erase(argv.begin());
+        if (name == "quit" || name == "exit") {
+            break;
+        }
+        int rc = kExitOk;
+        if (name == "help") {
+            usage(stdout);
+        } else if (name == "wcc") {
+            rc = run_reported([&] { return cmd_wcc(argv); });
+        } else if (name == "shell") {
+            std::cerr << "ff-client: already in a shell\n";
+            rc = kExitUsage;
+        } else if (Command run = find_command(name)) {
+            rc = run_reported([&] { return run(s, argv); });
+        } else {
+            std::cerr << "ff-client: unknown command '" << name << "' (help lists them)\n";
+            rc = kExitUsage;
+        }
+        if (first_failure == kExitOk) {
+            first_failure = rc;
+        }
+    }
+    return first_failure;
+}
+
+Command find_command(const std::string& name) {
+    static const std::map<std::string, Command> kCommands{
+        {"stat", cmd_stat}, {"raw", cmd_raw},       {"put", cmd_put},
+        {"get", cmd_get},   {"layout", cmd_layout}, {"shell", cmd_shell},
+    };
+    const auto it = kCommands.find(name);
+    return it == kCommands.end() ? nullptr : it->second;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -529,18 +636,12 @@ int main(int argc, char** argv) {
         }
         const std::string command = argv[optind];
         const std::vector<std::string> args(argv + optind + 1, argv + argc);
-        int (*run)(ffc::Session&, const std::vector<std::string>&) = nullptr;
-        if (command == "stat") {
-            run = cmd_stat;
-        } else if (command == "raw") {
-            run = cmd_raw;
-        } else if (command == "put") {
-            run = cmd_put;
-        } else if (command == "get") {
-            run = cmd_get;
-        } else if (command == "layout") {
-            run = cmd_layout;
-        } else {
+        if (command == "wcc") {
+            throw UsageError("wcc on|off sets the mode of a shell session (ff-client ... shell); "
+                             "for one put, use put --wcc on|off");
+        }
+        const Command run = find_command(command);
+        if (run == nullptr) {
             throw UsageError("unknown command '" + command + "'");
         }
         if (trace) {

@@ -602,4 +602,59 @@ TEST_F(ClientPnfs, CliPutAndGetThroughTheLayout) {
     EXPECT_EQ(WEXITSTATUS(run({"put", local.string(), "/ff/x", "--wcc", "maybe"}).wait_status), 2);
 }
 
+// The shell: commands from standard input on one session; `wcc off` and `wcc on` switch
+// LAYOUT_WCC for the puts after them; an unknown command is reported and the shell goes
+// on; quit ends it; the exit status is the first failure's.
+TEST_F(ClientPnfs, CliShellSwitchesLayoutWccOffAndOn) {
+    const auto bin = ff_client_binary();
+    ASSERT_TRUE(std::filesystem::exists(bin)) << bin;
+    const auto dir = cluster_->dir() / "shell";
+    std::filesystem::create_directories(dir);
+    const auto local = dir / "in.bin";
+    const auto data = pattern(300000, 3);
+    std::ofstream(local, std::ios::binary)
+        .write(data.data(), static_cast<std::streamsize>(data.size()));
+    const auto script = dir / "script";
+    std::ofstream(script) << "wcc            # on by default\n"
+                          << "wcc off\n"
+                          << "put " << local.string() << " /ff/sh-off\n"
+                          << "bogus\n"
+                          << "wcc on\n"
+                          << "put " << local.string() << " /ff/sh-on\n"
+                          << "stat /ff/sh-off\n"
+                          << "quit\n"
+                          << "put " << local.string() << " /ff/never\n";
+
+    const fh::CommandResult r = fh::run_command(
+        {"/bin/sh", "-c", "exec \"$0\" --server \"$1\" --port \"$2\" shell < \"$3\"",
+         bin.string(), cluster_->mds().address(), std::to_string(cluster_->mds().nfs_port()),
+         script.string()},
+        {}, 60s);
+    EXPECT_EQ(WEXITSTATUS(r.wait_status), 2) << "bogus is the first failure\n" << r.output;
+    const std::string& out = r.output;
+    const auto at = [&out](const std::string& what) { return out.find(what); };
+    ASSERT_NE(at("wcc on: put reports"), std::string::npos) << out;
+    ASSERT_NE(at("wcc off: put sends no LAYOUT_WCC"), std::string::npos) << out;
+    EXPECT_NE(at("unknown command 'bogus'"), std::string::npos) << out;
+    // The puts: the first without LAYOUT_WCC, the second with it.
+    const auto off = at("LAYOUT_WCC: off");
+    const auto on = at("LAYOUT_WCC: NFS4_OK");
+    ASSERT_NE(off, std::string::npos) << out;
+    ASSERT_NE(on, std::string::npos) << out;
+    EXPECT_LT(off, on) << out;
+    EXPECT_EQ(out.find("LAYOUT_WCC: off", off + 1), std::string::npos) << out;
+    EXPECT_NE(at("size=300000"), std::string::npos) << "stat after the puts\n" << out;
+
+    // Nothing ran after quit.
+    const auto stat = [&](const std::string& path) {
+        return fh::run_command({bin.string(), "--server", cluster_->mds().address(), "--port",
+                                std::to_string(cluster_->mds().nfs_port()), "stat", path},
+                               {}, 60s);
+    };
+    EXPECT_EQ(WEXITSTATUS(stat("/ff/sh-on").wait_status), 0);
+    const fh::CommandResult never = stat("/ff/never");
+    EXPECT_EQ(WEXITSTATUS(never.wait_status), 1) << never.output;
+    EXPECT_NE(never.output.find("NOENT"), std::string::npos) << never.output;
+}
+
 } // namespace
