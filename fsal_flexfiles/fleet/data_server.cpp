@@ -12,6 +12,7 @@
 #include <nfsc/libnfs-raw-nfs.h>
 // clang-format on
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -180,6 +181,9 @@ struct Call {
     virtual std::string object() const { return {}; }
     // NULL's reply has no body (libnfs passes no data).
     virtual bool void_reply() const { return false; }
+    // The file a WRITE or SETATTR changes: such a call is never sent while an earlier one
+    // on the same file is unanswered after its deadline (see "Ordering" in README.md).
+    virtual const DsFh* mutated_fh() const { return nullptr; }
 
     const char* op;
     DataServer::Impl* ds = nullptr;
@@ -192,7 +196,15 @@ struct Call {
     bool queued = false;    // in Impl::waiting or Impl::ready
     bool finished = false;  // the caller has its result
     bool probe = false;     // internal health probe (not counted as a request)
+    bool held = false;      // in Impl::held, behind an unanswered change of its file
+    bool unanswered = false; // timed out after it was sent; no reply or reset since
+    rpc_context* sent_on = nullptr;
 };
+
+// The key of a data file in the ordering bookkeeping.
+std::string fh_key(const DsFh& fh) {
+    return std::string(reinterpret_cast<const char*>(fh.bytes()), fh.size());
+}
 
 struct DataServer::Impl {
     explicit Impl(DataServerConfig c)
@@ -247,10 +259,27 @@ struct DataServer::Impl {
     void on_probe_done(const DsResult<NullResult>& r, Clock::time_point sent_at, std::uint64_t gen);
     void complete_rpc_errors(bool connection_failed);
     void retire(rpc_context*& rpc) {
-        if (rpc != nullptr)
-            graveyard.push_back(rpc);
+        if (rpc != nullptr) {
+            // A connection that carried changes still unanswered stays open (and polled)
+            // until they are answered or the server closes it: dropped, it could still
+            // deliver them after a newer change of the same file sent on the next one.
+            if (auto it = unanswered_on.find(rpc);
+                !stopping && it != unanswered_on.end() && it->second > 0) {
+                draining.push_back(rpc);
+                log(LogLevel::warn,
+                    "keeping the old connection open until its " + std::to_string(it->second) +
+                        " unanswered WRITE/SETATTR(s) are answered, so that none lands after a "
+                        "newer change of the same file");
+            } else {
+                graveyard.push_back(rpc);
+            }
+        }
         rpc = nullptr;
     }
+    void note_unanswered(Call* c);
+    void note_answered(Call* c);
+    void release_held();
+    void service_draining(const pollfd* fds, const rpc_context* const* ctxs, nfds_t n);
     void bury();
     void fail_waiting(DsErrc code, const std::string& why);
     void issue_ready();
@@ -291,6 +320,15 @@ struct DataServer::Impl {
     std::multimap<Deadline, Call*> deadlines;
     std::deque<Call*> waiting; // submitted while a connection attempt runs
     std::deque<Call*> ready;   // next step of a chained operation
+    // Ordering of changes (WRITE, SETATTR) per data file: those sent and unanswered after
+    // their deadline, by file and by connection; calls held behind them; connections kept
+    // open only for their answers.
+    std::map<std::string, unsigned> unanswered;
+    std::map<rpc_context*, unsigned> unanswered_on;
+    std::deque<Call*> held;
+    std::vector<rpc_context*> draining;
+    bool release_pending = false; // a file's last unanswered change was settled
+    bool held_expired = false;    // a held call timed out: drop it from `held`
     Clock::time_point attempt_started{}, attempt_deadline{}, next_attempt{}, next_probe{};
     const char* attempt_stage = "";
     std::string last_error;
@@ -559,6 +597,7 @@ struct SetattrCall final : TypedCall<SetattrResult>, FhCall {
     }
     std::string check(const Impl&) const override { return fh_check(); }
     std::string object() const override { return fh_object(); }
+    const DsFh* mutated_fh() const override { return &fh; }
     int issue(Impl&, rpc_context* rpc) override {
         SETATTR3args a;
         std::memset(&a, 0, sizeof(a));
@@ -630,6 +669,7 @@ struct WriteCall final : TypedCall<WriteResult>, FhCall {
         return fh_check();
     }
     std::string object() const override { return fh_object(); }
+    const DsFh* mutated_fh() const override { return &fh; }
     int issue(Impl&, rpc_context* rpc) override {
         WRITE3args a;
         std::memset(&a, 0, sizeof(a));
@@ -807,6 +847,7 @@ void DataServer::Impl::run() noexcept {
 
         auto now = Clock::now();
         expire(now);
+        release_held();
         if (conn == ConnState::connecting && now >= attempt_deadline)
             attempt_failed(std::string("no answer within ") + ms_string(cfg.connect_timeout) +
                            " (" + attempt_stage + ")");
@@ -821,7 +862,7 @@ void DataServer::Impl::run() noexcept {
             drop_connection(why, false);
         }
         bury();
-        if (!ready.empty())
+        if (!ready.empty() || release_pending)
             continue;
         poll_once(Clock::now());
         if (!teardown_reason.empty()) {
@@ -849,7 +890,9 @@ void DataServer::Impl::poll_once(Clock::time_point now) {
         timeout_ms =
             static_cast<int>(duration_cast<milliseconds>(next - now + microseconds(999)).count());
 
-    pollfd fds[3];
+    constexpr nfds_t kMaxDraining = 8; // more are polled on later rounds
+    pollfd fds[3 + kMaxDraining];
+    rpc_context* drain_ctx[kMaxDraining];
     nfds_t n = 0;
     fds[n++] = {efd, POLLIN, 0};
     int mi = -1, ni = -1;
@@ -860,6 +903,16 @@ void DataServer::Impl::poll_once(Clock::time_point now) {
     if (nfs != nullptr && rpc_get_fd(nfs) >= 0) {
         ni = static_cast<int>(n);
         fds[n++] = {rpc_get_fd(nfs), static_cast<short>(rpc_which_events(nfs)), 0};
+    }
+    const nfds_t di = n;
+    nfds_t nd = 0;
+    for (rpc_context* d : draining) {
+        if (nd == kMaxDraining)
+            break;
+        if (rpc_get_fd(d) < 0)
+            continue;
+        drain_ctx[nd++] = d;
+        fds[n++] = {rpc_get_fd(d), static_cast<short>(rpc_which_events(d)), 0};
     }
     int rc = ::poll(fds, n, timeout_ms);
     if (rc < 0) {
@@ -892,7 +945,28 @@ void DataServer::Impl::poll_once(Clock::time_point now) {
                 connection_lost(rpc_error(c));
         }
     }
+    service_draining(fds + di, drain_ctx, nd);
     complete_rpc_errors(false); // none expected here; never leave one unanswered
+}
+
+// Late replies on kept connections. One the server closed goes: whatever it had not run,
+// it never will, and destroying the context settles its calls (libnfs calls back).
+void DataServer::Impl::service_draining(const pollfd* fds, const rpc_context* const* ctxs,
+                                        nfds_t n) {
+    for (nfds_t i = 0; i < n; ++i) {
+        if (fds[i].revents == 0)
+            continue;
+        auto* d = const_cast<rpc_context*>(ctxs[i]);
+        const bool failed = rpc_service(d, fds[i].revents) < 0;
+        complete_rpc_errors(true);
+        if (failed) {
+            if (auto it = std::find(draining.begin(), draining.end(), d); it != draining.end()) {
+                draining.erase(it);
+                graveyard.push_back(d);
+                log(LogLevel::info, "old connection closed by the server");
+            }
+        }
+    }
 }
 
 void DataServer::Impl::dispatch(Call* c) {
@@ -934,8 +1008,16 @@ DsStatus DataServer::Impl::unavailable_status(const Call& c) const {
 }
 
 void DataServer::Impl::send(Call* c) {
+    if (const DsFh* fh = c->mutated_fh(); fh != nullptr && !unanswered.empty() &&
+                                          unanswered.count(fh_key(*fh)) != 0) {
+        c->held = true;
+        c->queued = true;
+        held.push_back(c);
+        return;
+    }
     c->sent = Clock::now();
     c->in_libnfs = true;
+    c->sent_on = nfs;
     if (c->issue(*this, nfs) != 0) {
         c->in_libnfs = false;
         c->fail(*this, DsStatus::error(DsErrc::rpc,
@@ -965,6 +1047,8 @@ void DataServer::Impl::issue_ready() {
 
 void DataServer::Impl::on_rpc_reply(Call* c, int status, void* data) {
     c->in_libnfs = false;
+    if (c->unanswered) // a late reply, or its connection is gone: it cannot land later
+        note_answered(c);
     if (c->finished) { // timed out earlier: drop the late reply
         maybe_delete(c);
         return;
@@ -1011,10 +1095,79 @@ void DataServer::Impl::complete_rpc_errors(bool connection_failed) {
     }
 }
 
+void DataServer::Impl::note_unanswered(Call* c) {
+    c->unanswered = true;
+    ++unanswered[fh_key(*c->mutated_fh())];
+    ++unanswered_on[c->sent_on];
+}
+
+void DataServer::Impl::note_answered(Call* c) {
+    c->unanswered = false;
+    if (auto it = unanswered.find(fh_key(*c->mutated_fh()));
+        it != unanswered.end() && --it->second == 0) {
+        unanswered.erase(it);
+        release_pending = true;
+    }
+    if (auto it = unanswered_on.find(c->sent_on);
+        it != unanswered_on.end() && --it->second == 0) {
+        unanswered_on.erase(it);
+        // A kept connection whose last unanswered change is settled can go now; never
+        // destroyed here, inside its own rpc_service().
+        if (auto d = std::find(draining.begin(), draining.end(), c->sent_on); d != draining.end()) {
+            draining.erase(d);
+            graveyard.push_back(c->sent_on);
+            log(LogLevel::info, "old connection closed: its unanswered changes are settled");
+        }
+    }
+}
+
+// Calls held behind a change that is now settled go out, in the order they came.
+void DataServer::Impl::release_held() {
+    if (!release_pending && held_expired) { // only drop the ones that timed out
+        held_expired = false;
+        std::erase_if(held, [this](Call* c) {
+            if (!c->finished)
+                return false;
+            c->queued = false;
+            c->held = false;
+            maybe_delete(c);
+            return true;
+        });
+    }
+    if (!release_pending)
+        return;
+    release_pending = false;
+    held_expired = false;
+    std::deque<Call*> h;
+    h.swap(held);
+    for (Call* c : h) {
+        c->queued = false;
+        c->held = false;
+        if (c->finished) {
+            maybe_delete(c);
+        } else if (conn == ConnState::connected) {
+            send(c); // held again if its file still has an unanswered change
+        } else if (conn == ConnState::connecting && health.state() != Health::down) {
+            c->queued = true;
+            waiting.push_back(c);
+        } else {
+            c->fail(*this, unavailable_status(*c));
+            maybe_delete(c);
+        }
+    }
+}
+
 void DataServer::Impl::expire(Clock::time_point now) {
     while (!deadlines.empty() && deadlines.begin()->first <= now) {
         Call* c = deadlines.begin()->second;
-        std::string where = c->in_libnfs ? "no reply" : "not sent (waiting for a connection)";
+        std::string where = c->in_libnfs ? "no reply"
+                            : c->held    ? "not sent: an earlier change of this file is "
+                                           "still unanswered"
+                                         : "not sent (waiting for a connection)";
+        if (c->in_libnfs && c->mutated_fh() != nullptr)
+            note_unanswered(c);
+        if (c->held)
+            held_expired = true;
         std::string obj = c->object();
         c->fail(*this, DsStatus::error(DsErrc::timeout,
                                        label + ": " + c->op + (obj.empty() ? "" : " " + obj) +
@@ -1244,6 +1397,18 @@ void DataServer::Impl::shutdown() {
         maybe_delete(c);
     }
     fail_waiting(DsErrc::shutdown, "data server client stopped");
+    for (Call* c : held) {
+        c->queued = false;
+        c->held = false;
+        if (!c->finished)
+            c->fail(*this, DsStatus::error(DsErrc::shutdown,
+                                           label + ": " + c->op + ": data server client stopped"));
+        maybe_delete(c);
+    }
+    held.clear();
+    for (rpc_context* d : draining)
+        graveyard.push_back(d);
+    draining.clear();
     while (!ready.empty()) {
         Call* c = ready.front();
         ready.pop_front();

@@ -501,6 +501,55 @@ TEST_F(FleetTest, FrozenServerTimesOutGoesDownAndComesBack) {
     EXPECT_TRUE(fleet_.place(3).ok());
 }
 
+// A WRITE that timed out while the data server was frozen may still run when it resumes:
+// it sits in the server's socket buffer. A newer WRITE of the same file must not overtake
+// it, or the older bytes would land last. The client holds the newer one until the old
+// one is answered, also when the old connection was dropped (Down) in between: that
+// connection is kept open for the answer. Both the same-connection and the reconnect case.
+TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
+    auto d = ds(1);
+    auto& server = cluster_->ds(1);
+    const std::string name = data_file_name(0x99, 0);
+    (void)d->remove(name).get();
+    CreateArgs ca;
+    ca.name = name;
+    ca.attrs.mode = 0644;
+    auto cr = d->create(ca).get();
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    const DsFh fh = cr.value.fh;
+    const auto on_disk = cluster_->ds_info()[1].export_path / name;
+
+    for (const bool let_it_go_down : {false, true}) {
+        SCOPED_TRACE(let_it_go_down ? "after Down and a new connection" : "same connection");
+        // The stale WRITE is the bigger one, so that the server takes longer over it.
+        const auto stale = pattern(512 * 1024, let_it_go_down ? 21 : 11);
+        const auto fresh = pattern(8192, let_it_go_down ? 22 : 12);
+        ASSERT_TRUE(server.signal(SIGSTOP));
+        ASSERT_TRUE(wait_all_threads_stopped(server.pid(), 2000ms));
+        auto old = d->write(fh, 0, stale, StableHow::file_sync, deadline_in(300ms)).get();
+        EXPECT_EQ(old.status.code, DsErrc::timeout) << what(old.status);
+        if (let_it_go_down)
+            ASSERT_TRUE(wait_until([&] { return d->health() == Health::down; }, 3000ms))
+                << "health is " << to_string(d->health());
+        ASSERT_TRUE(server.signal(SIGCONT));
+        // Sent as soon as the client takes it (on the new connection once it is Up again).
+        ASSERT_TRUE(wait_until([&] { return d->health() != Health::down; }, 5000ms));
+        auto w = d->write(fh, 0, fresh, StableHow::file_sync, deadline_in(5000ms)).get();
+        ASSERT_TRUE(w.ok()) << what(w.status);
+        // Whatever the server still had is done by now; what is on disk is the newer data.
+        auto r = d->read(fh, 0, 8192).get();
+        ASSERT_TRUE(r.ok()) << what(r.status);
+        std::this_thread::sleep_for(200ms);
+        std::ifstream in(on_disk, std::ios::binary);
+        std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                        std::istreambuf_iterator<char>());
+        ASSERT_EQ(bytes.size(), stale.size());
+        EXPECT_TRUE(std::equal(fresh.begin(), fresh.end(), bytes.begin()))
+            << "the timed-out WRITE landed after the newer one";
+    }
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
 TEST_F(FleetTest, RestartedServerIsReconnected) {
     auto d = ds(2);
     auto& server = cluster_->ds(2);
