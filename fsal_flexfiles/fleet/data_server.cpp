@@ -191,12 +191,12 @@ struct Call {
     Clock::time_point submitted{};
     Clock::time_point sent{};
     std::multimap<Deadline, Call*>::iterator dl_it{};
-    bool indexed = false;   // in Impl::deadlines
-    bool in_libnfs = false; // libnfs holds the pointer (its callback will come)
-    bool queued = false;    // in Impl::waiting or Impl::ready
-    bool finished = false;  // the caller has its result
-    bool probe = false;     // internal health probe (not counted as a request)
-    bool held = false;      // in Impl::held, behind an unanswered change of its file
+    bool indexed = false;    // in Impl::deadlines
+    bool in_libnfs = false;  // libnfs holds the pointer (its callback will come)
+    bool queued = false;     // in Impl::waiting or Impl::ready
+    bool finished = false;   // the caller has its result
+    bool probe = false;      // internal health probe (not counted as a request)
+    bool held = false;       // in Impl::held, behind an unanswered change of its file
     bool unanswered = false; // timed out after it was sent; no reply or reset since
     rpc_context* sent_on = nullptr;
 };
@@ -1008,8 +1008,8 @@ DsStatus DataServer::Impl::unavailable_status(const Call& c) const {
 }
 
 void DataServer::Impl::send(Call* c) {
-    if (const DsFh* fh = c->mutated_fh(); fh != nullptr && !unanswered.empty() &&
-                                          unanswered.count(fh_key(*fh)) != 0) {
+    if (const DsFh* fh = c->mutated_fh();
+        fh != nullptr && !unanswered.empty() && unanswered.count(fh_key(*fh)) != 0) {
         c->held = true;
         c->queued = true;
         held.push_back(c);
@@ -1108,8 +1108,7 @@ void DataServer::Impl::note_answered(Call* c) {
         unanswered.erase(it);
         release_pending = true;
     }
-    if (auto it = unanswered_on.find(c->sent_on);
-        it != unanswered_on.end() && --it->second == 0) {
+    if (auto it = unanswered_on.find(c->sent_on); it != unanswered_on.end() && --it->second == 0) {
         unanswered_on.erase(it);
         // A kept connection whose last unanswered change is settled can go now; never
         // destroyed here, inside its own rpc_service().

@@ -295,8 +295,8 @@ int cmd_put(ffc::Session& s, const std::vector<std::string>& raw_args) {
     if (args.positional.size() != 2) {
         throw UsageError("put takes LOCAL PATH");
     }
-    const bool wcc = choice(args, "--wcc", {g_wcc_on ? "on" : "off", g_wcc_on ? "off" : "on"}) ==
-                     "on";
+    const bool wcc =
+        choice(args, "--wcc", {g_wcc_on ? "on" : "off", g_wcc_on ? "off" : "on"}) == "on";
     const bool via_layout = choice(args, "--via", {"layout", "mds"}) == "layout";
     const bool check_mirrors = args.switches.count("--mirrors-check") != 0;
     const std::string& remote = args.positional[1];

@@ -414,8 +414,7 @@ std::vector<char> encode_layoutstats_args(const FlexIoStats& s) {
         xdr_encode(256 + s.netid.size() + s.uaddr.size() + s.fh.bytes.size(), "ff_layoutupdate4",
                    [&](XDR* x) { return put_ff_layoutupdate(x, s); });
     return xdr_encode(128 + update.size(), "LAYOUTSTATS4args", [&](XDR* x) {
-        return xdr_put_u64(x, s.offset) && xdr_put_u64(x, s.length) &&
-               put_stateid(x, s.stateid) &&
+        return xdr_put_u64(x, s.offset) && xdr_put_u64(x, s.length) && put_stateid(x, s.stateid) &&
                put_io_info(x, s.read_count, s.read_bytes, IoInfoCount::rfc7862_u64) &&
                put_io_info(x, s.write_count, s.write_bytes, IoInfoCount::rfc7862_u64) &&
                xdr_put_raw(x, s.deviceid) &&

@@ -150,13 +150,12 @@ Compound& Compound::layouterror(uint64_t offset, uint64_t length, const stateid4
 
 Compound& Compound::layoutstats(const FlexIoStats& s) {
     const std::vector<char> bytes = encode_layoutstats_args(s);
-    return raw(NFS4_OP_LAYOUTSTATS, bytes,
-               "LAYOUTSTATS " + range(s.offset, s.length) + " stateid " +
-                   format_stateid(s.stateid) + " device " +
-                   format_deviceid(s.deviceid).substr(0, 8) + ".. read " +
-                   std::to_string(s.read_count) + " ops " + std::to_string(s.read_bytes) +
-                   " B, write " + std::to_string(s.write_count) + " ops " +
-                   std::to_string(s.write_bytes) + " B");
+    return raw(
+        NFS4_OP_LAYOUTSTATS, bytes,
+        "LAYOUTSTATS " + range(s.offset, s.length) + " stateid " + format_stateid(s.stateid) +
+            " device " + format_deviceid(s.deviceid).substr(0, 8) + ".. read " +
+            std::to_string(s.read_count) + " ops " + std::to_string(s.read_bytes) + " B, write " +
+            std::to_string(s.write_count) + " ops " + std::to_string(s.write_bytes) + " B");
 }
 
 // ---- Results. -----------------------------------------------------------------------

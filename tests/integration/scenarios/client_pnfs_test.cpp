@@ -626,9 +626,8 @@ TEST_F(ClientPnfs, CliShellSwitchesLayoutWccOffAndOn) {
                           << "put " << local.string() << " /ff/never\n";
 
     const fh::CommandResult r = fh::run_command(
-        {"/bin/sh", "-c", "exec \"$0\" --server \"$1\" --port \"$2\" shell < \"$3\"",
-         bin.string(), cluster_->mds().address(), std::to_string(cluster_->mds().nfs_port()),
-         script.string()},
+        {"/bin/sh", "-c", "exec \"$0\" --server \"$1\" --port \"$2\" shell < \"$3\"", bin.string(),
+         cluster_->mds().address(), std::to_string(cluster_->mds().nfs_port()), script.string()},
         {}, 60s);
     EXPECT_EQ(WEXITSTATUS(r.wait_status), 2) << "bogus is the first failure\n" << r.output;
     const std::string& out = r.output;

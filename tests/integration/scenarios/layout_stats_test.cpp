@@ -7,9 +7,8 @@
 // answers without the result's op number; the series' 0011 fixes both. These tests send
 // the RFC's bytes and check the reply is a well-formed LAYOUTSTATS result and the
 // compound carries on after it.
-#include "layout_test_support.hpp"
-
 #include "client/flex_layout.hpp"
+#include "layout_test_support.hpp"
 
 using namespace flexfiles::layout_test;
 
