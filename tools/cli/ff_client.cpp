@@ -485,12 +485,16 @@ int cmd_layout(ffc::Session& s, const std::vector<std::string>& raw_args) {
 using Command = int (*)(ffc::Session&, const std::vector<std::string>&);
 Command find_command(const std::string& name);
 
-// One command, with its errors reported as main reports them, as an exit status.
-int run_reported(const std::function<int()>& run) {
+// One command, its errors reported on stderr, as an exit status; usage errors also print
+// the usage text when `with_usage` (the command line, not a shell's line).
+int run_reported(const std::function<int()>& run, bool with_usage = false) {
     try {
         return run();
     } catch (const UsageError& e) {
         std::cerr << "ff-client: " << e.what() << "\n";
+        if (with_usage) {
+            usage(stderr);
+        }
         return kExitUsage;
     } catch (const ffc::NfsError& e) {
         std::cerr << "ff-client: " << e.what() << "\n";
@@ -577,9 +581,9 @@ Command find_command(const std::string& name) {
     return it == kCommands.end() ? nullptr : it->second;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+// The command line: options, then one command on a new session. Throws what run_reported
+// reports.
+int run_command_line(int argc, char** argv) {
     ffc::SessionOptions opts;
     bool have_server = false;
     bool trace = false;
@@ -590,82 +594,70 @@ int main(int argc, char** argv) {
         {"machine", required_argument, nullptr, 'M'}, {"timeout", required_argument, nullptr, 'T'},
         {"help", no_argument, nullptr, 'h'},          {nullptr, 0, nullptr, 0},
     };
-    try {
-        int ch;
-        while ((ch = getopt_long(argc, argv, "+s:p:m:tu:g:M:T:h", kOptions, nullptr)) != -1) {
-            switch (ch) {
-            case 's':
-                opts.host = optarg;
-                have_server = true;
-                break;
-            case 'p':
-                opts.port = static_cast<uint16_t>(parse_u32("port", optarg, 65535));
-                break;
-            case 'm':
-                opts.minor_version = parse_u32("minor version", optarg, 2);
-                if (opts.minor_version == 0) {
-                    throw UsageError("minor version must be 1 or 2");
-                }
-                break;
-            case 't':
-                trace = true;
-                break;
-            case 'u':
-                opts.cred.uid = parse_u32("uid", optarg, UINT32_MAX);
-                break;
-            case 'g':
-                opts.cred.gid = parse_u32("gid", optarg, UINT32_MAX);
-                break;
-            case 'M':
-                opts.cred.machine_name = optarg;
-                break;
-            case 'T':
-                opts.timeout = std::chrono::milliseconds(parse_u32("timeout", optarg, 3600000));
-                break;
-            case 'h':
-                usage(stdout);
-                return kExitOk;
-            default:
-                usage(stderr);
-                return kExitUsage;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+s:p:m:tu:g:M:T:h", kOptions, nullptr)) != -1) {
+        switch (ch) {
+        case 's':
+            opts.host = optarg;
+            have_server = true;
+            break;
+        case 'p':
+            opts.port = static_cast<uint16_t>(parse_u32("port", optarg, 65535));
+            break;
+        case 'm':
+            opts.minor_version = parse_u32("minor version", optarg, 2);
+            if (opts.minor_version == 0) {
+                throw UsageError("minor version must be 1 or 2");
             }
-        }
-        if (!have_server || optind >= argc) {
+            break;
+        case 't':
+            trace = true;
+            break;
+        case 'u':
+            opts.cred.uid = parse_u32("uid", optarg, UINT32_MAX);
+            break;
+        case 'g':
+            opts.cred.gid = parse_u32("gid", optarg, UINT32_MAX);
+            break;
+        case 'M':
+            opts.cred.machine_name = optarg;
+            break;
+        case 'T':
+            opts.timeout = std::chrono::milliseconds(parse_u32("timeout", optarg, 3600000));
+            break;
+        case 'h':
+            usage(stdout);
+            return kExitOk;
+        default:
             usage(stderr);
             return kExitUsage;
         }
-        const std::string command = argv[optind];
-        const std::vector<std::string> args(argv + optind + 1, argv + argc);
-        if (command == "wcc") {
-            throw UsageError("wcc on|off sets the mode of a shell session (ff-client ... shell); "
-                             "for one put, use put --wcc on|off");
-        }
-        const Command run = find_command(command);
-        if (run == nullptr) {
-            throw UsageError("unknown command '" + command + "'");
-        }
-        if (trace) {
-            opts.trace = [](const std::string& line) { std::cerr << "trace: " << line << "\n"; };
-        }
-        auto session = ffc::Session::open(opts);
-        const int rc = run(*session, args);
-        session->close();
-        return rc;
-    } catch (const UsageError& e) {
-        std::cerr << "ff-client: " << e.what() << "\n";
+    }
+    if (!have_server || optind >= argc) {
         usage(stderr);
         return kExitUsage;
-    } catch (const ffc::NfsError& e) {
-        std::cerr << "ff-client: " << e.what() << "\n";
-        return kExitNfs;
-    } catch (const ffc::TransportError& e) {
-        std::cerr << "ff-client: " << e.what() << "\n";
-        return kExitTransport;
-    } catch (const ffc::DataServerError& e) {
-        std::cerr << "ff-client: " << e.what() << "\n";
-        return e.rpc_status() == ffc::RpcStatus::ok ? kExitNfs : kExitTransport;
-    } catch (const std::exception& e) {
-        std::cerr << "ff-client: " << e.what() << "\n";
-        return kExitNfs;
     }
+    const std::string command = argv[optind];
+    const std::vector<std::string> args(argv + optind + 1, argv + argc);
+    if (command == "wcc") {
+        throw UsageError("wcc on|off sets the mode of a shell session (ff-client ... shell); "
+                         "for one put, use put --wcc on|off");
+    }
+    const Command run = find_command(command);
+    if (run == nullptr) {
+        throw UsageError("unknown command '" + command + "'");
+    }
+    if (trace) {
+        opts.trace = [](const std::string& line) { std::cerr << "trace: " << line << "\n"; };
+    }
+    auto session = ffc::Session::open(opts);
+    const int rc = run(*session, args);
+    session->close();
+    return rc;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return run_reported([&] { return run_command_line(argc, argv); }, true);
 }
