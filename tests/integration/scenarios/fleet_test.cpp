@@ -550,6 +550,44 @@ TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
     EXPECT_TRUE(d->remove(name).get().ok());
 }
 
+// The other way an unanswered change is settled: the server dies with it (here frozen,
+// then killed and started again). Its kept connection closes, and writes to the file go
+// through again instead of being held for ever.
+TEST_F(FleetTest, UnansweredWriteIsSettledWhenTheServerDies) {
+    auto d = ds(0);
+    auto& server = cluster_->ds(0);
+    const std::string name = data_file_name(0x9a, 0);
+    (void)d->remove(name).get();
+    CreateArgs ca;
+    ca.name = name;
+    ca.attrs.mode = 0644;
+    auto cr = d->create(ca).get();
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    const DsFh fh = cr.value.fh;
+
+    ASSERT_TRUE(server.signal(SIGSTOP));
+    ASSERT_TRUE(wait_all_threads_stopped(server.pid(), 2000ms));
+    auto old = d->write(fh, 0, pattern(4096, 31), StableHow::file_sync, deadline_in(300ms)).get();
+    EXPECT_EQ(old.status.code, DsErrc::timeout) << what(old.status);
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::down; }, 3000ms));
+    // Down: a newer write fails at once, and is not queued behind the old one.
+    auto down = d->write(fh, 0, pattern(4096, 32), StableHow::file_sync, deadline_in(300ms)).get();
+    EXPECT_EQ(down.status.code, DsErrc::unavailable) << what(down.status);
+
+    ASSERT_TRUE(server.signal(SIGKILL));
+    server.stop(); // reaps it
+    server.start();
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::up; }, 5000ms))
+        << "health is " << to_string(d->health());
+    const auto fresh = pattern(4096, 33);
+    auto w = d->write(fh, 0, fresh, StableHow::file_sync, deadline_in(3000ms)).get();
+    ASSERT_TRUE(w.ok()) << what(w.status);
+    auto r = d->read(fh, 0, 4096).get();
+    ASSERT_TRUE(r.ok()) << what(r.status);
+    EXPECT_TRUE(r.value.data == fresh);
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
 TEST_F(FleetTest, RestartedServerIsReconnected) {
     auto d = ds(2);
     auto& server = cluster_->ds(2);
