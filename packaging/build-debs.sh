@@ -22,10 +22,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mkdir -p "$1"
 outdir="$(cd "$1" && pwd)"
 jobs="${FF_DEB_JOBS:-2}"
-cache="${FF_DOWNLOAD_CACHE:-$repo/.cache}"
 tarball_name="nfs-ganesha_4.3.orig.tar.gz"
-# One checksum for the superbuild and the packages: read it from the CMake module.
-sha256="$(sed -n 's/^set(GANESHA_TARBALL_SHA256 "\([0-9a-f]*\)")/\1/p' "$repo/cmake/GaneshaSource.cmake")"
 version="$(dpkg-parsechangelog -l "$repo/packaging/debian/changelog" -S Version)"
 
 # Tools the build needs; installed only when running as root.
@@ -42,12 +39,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-tarball="$cache/$tarball_name"
-if [ ! -f "$tarball" ]; then
-    mkdir -p "$cache"
-    (cd "$cache" && apt-get source --tar-only -qq "nfs-ganesha=4.3-2")
-fi
-echo "$sha256  $tarball" | sha256sum -c --quiet -
+tarball="$("$repo/packaging/ganesha-tarball.sh")"
 
 if [ -n "${FF_STAGE_DIR:-}" ]; then
     stage="$FF_STAGE_DIR"

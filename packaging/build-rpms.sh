@@ -19,19 +19,12 @@ fi
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mkdir -p "$1"
 outdir="$(cd "$1" && pwd)"
-cache="${FF_DOWNLOAD_CACHE:-$repo/.cache}"
-tarball="$cache/nfs-ganesha_4.3.orig.tar.gz"
-sha256="$(sed -n 's/^set(GANESHA_TARBALL_SHA256 "\([0-9a-f]*\)")/\1/p' "$repo/cmake/GaneshaSource.cmake")"
 
 command -v rpmbuild >/dev/null || {
     echo "build-rpms: rpmbuild missing (apt-get install rpm)" >&2
     exit 1
 }
-if [ ! -f "$tarball" ]; then
-    mkdir -p "$cache"
-    (cd "$cache" && apt-get source --tar-only -qq "nfs-ganesha=4.3-2")
-fi
-echo "$sha256  $tarball" | sha256sum -c --quiet -
+tarball="$("$repo/packaging/ganesha-tarball.sh")"
 
 top="$(mktemp -d /tmp/ffwcc-rpms.XXXXXX)"
 trap 'rm -rf "$top"' EXIT

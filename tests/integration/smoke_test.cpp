@@ -115,7 +115,9 @@ TEST(Smoke, MetadataServerServesNfsv42) {
     ClusterOptions options;
     options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
         mds.exports[0].pseudo = "/ff";
-        mds.exports[0].fsal = flexfiles_fsal_block(ds, {.mirrors = 2});
+        FlexfilesOptions ff;
+        ff.mirrors = 2;
+        mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
     };
     Cluster cluster(options);
     GaneshaServer& mds = cluster.mds();

@@ -528,9 +528,10 @@ TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
         ASSERT_TRUE(wait_all_threads_stopped(server.pid(), 2000ms));
         auto old = d->write(fh, 0, stale, StableHow::file_sync, deadline_in(300ms)).get();
         EXPECT_EQ(old.status.code, DsErrc::timeout) << what(old.status);
-        if (let_it_go_down)
+        if (let_it_go_down) {
             ASSERT_TRUE(wait_until([&] { return d->health() == Health::down; }, 3000ms))
                 << "health is " << to_string(d->health());
+        }
         ASSERT_TRUE(server.signal(SIGCONT));
         // Sent as soon as the client takes it (on the new connection once it is Up again).
         ASSERT_TRUE(wait_until([&] { return d->health() != Health::down; }, 5000ms));
