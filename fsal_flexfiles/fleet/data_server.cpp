@@ -279,7 +279,7 @@ struct DataServer::Impl {
     void note_unanswered(Call* c);
     void note_answered(Call* c);
     void release_held();
-    void service_draining(const pollfd* fds, const rpc_context* const* ctxs, nfds_t n);
+    void service_draining(const pollfd* fds, rpc_context* const* ctxs, nfds_t n);
     void bury();
     void fail_waiting(DsErrc code, const std::string& why);
     void issue_ready();
@@ -328,7 +328,6 @@ struct DataServer::Impl {
     std::deque<Call*> held;
     std::vector<rpc_context*> draining;
     bool release_pending = false; // a file's last unanswered change was settled
-    bool held_expired = false;    // a held call timed out: drop it from `held`
     Clock::time_point attempt_started{}, attempt_deadline{}, next_attempt{}, next_probe{};
     const char* attempt_stage = "";
     std::string last_error;
@@ -951,12 +950,11 @@ void DataServer::Impl::poll_once(Clock::time_point now) {
 
 // Late replies on kept connections. One the server closed goes: whatever it had not run,
 // it never will, and destroying the context settles its calls (libnfs calls back).
-void DataServer::Impl::service_draining(const pollfd* fds, const rpc_context* const* ctxs,
-                                        nfds_t n) {
+void DataServer::Impl::service_draining(const pollfd* fds, rpc_context* const* ctxs, nfds_t n) {
     for (nfds_t i = 0; i < n; ++i) {
         if (fds[i].revents == 0)
             continue;
-        auto* d = const_cast<rpc_context*>(ctxs[i]);
+        rpc_context* d = ctxs[i];
         const bool failed = rpc_service(d, fds[i].revents) < 0;
         complete_rpc_errors(true);
         if (failed) {
@@ -1122,21 +1120,9 @@ void DataServer::Impl::note_answered(Call* c) {
 
 // Calls held behind a change that is now settled go out, in the order they came.
 void DataServer::Impl::release_held() {
-    if (!release_pending && held_expired) { // only drop the ones that timed out
-        held_expired = false;
-        std::erase_if(held, [this](Call* c) {
-            if (!c->finished)
-                return false;
-            c->queued = false;
-            c->held = false;
-            maybe_delete(c);
-            return true;
-        });
-    }
     if (!release_pending)
         return;
     release_pending = false;
-    held_expired = false;
     std::deque<Call*> h;
     h.swap(held);
     for (Call* c : h) {
@@ -1165,8 +1151,11 @@ void DataServer::Impl::expire(Clock::time_point now) {
                                          : "not sent (waiting for a connection)";
         if (c->in_libnfs && c->mutated_fh() != nullptr)
             note_unanswered(c);
-        if (c->held)
-            held_expired = true;
+        if (c->held) { // it leaves the queue with its answer
+            std::erase(held, c);
+            c->held = false;
+            c->queued = false;
+        }
         std::string obj = c->object();
         c->fail(*this, DsStatus::error(DsErrc::timeout,
                                        label + ": " + c->op + (obj.empty() ? "" : " " + obj) +
