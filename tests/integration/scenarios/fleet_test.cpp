@@ -60,6 +60,15 @@ template <class Pred> bool wait_until(Pred p, std::chrono::milliseconds limit) {
     return p();
 }
 
+// NAME on `d`, created afresh (mode 0644): a leftover of an earlier run is removed first.
+DsResult<CreateResult> create_afresh(DataServer& d, const std::string& name) {
+    (void)d.remove(name).get();
+    CreateArgs ca;
+    ca.name = name;
+    ca.attrs.mode = 0644;
+    return d.create(ca).get();
+}
+
 std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed) {
     std::vector<std::uint8_t> v(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -282,11 +291,7 @@ TEST_F(FleetTest, TwoHundredConcurrentRequestsFromFourThreads) {
     for (unsigned i = 0; i < 3; ++i) {
         auto d = ds(i);
         std::string name = data_file_name(0x200 + i, 0);
-        (void)d->remove(name).get();
-        CreateArgs ca;
-        ca.name = name;
-        ca.attrs.mode = 0644;
-        auto cr = d->create(ca).get();
+        auto cr = create_afresh(*d, name);
         ASSERT_TRUE(cr.ok()) << what(cr.status);
         fhs.push_back(cr.value.fh);
     }
@@ -388,11 +393,7 @@ TEST_F(FleetTest, PlacementOverLiveServers) {
 TEST_F(FleetTest, LargeIoUpToMaxIoSize) {
     auto d = ds(2);
     const std::string name = data_file_name(0x1a, 0);
-    (void)d->remove(name).get();
-    CreateArgs ca;
-    ca.name = name;
-    ca.attrs.mode = 0644;
-    auto cr = d->create(ca).get();
+    auto cr = create_afresh(*d, name);
     ASSERT_TRUE(cr.ok()) << what(cr.status);
     const std::uint32_t max = d->config().max_io_size;
     auto data = pattern(max, 3);
@@ -510,11 +511,7 @@ TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
     auto d = ds(1);
     auto& server = cluster_->ds(1);
     const std::string name = data_file_name(0x99, 0);
-    (void)d->remove(name).get();
-    CreateArgs ca;
-    ca.name = name;
-    ca.attrs.mode = 0644;
-    auto cr = d->create(ca).get();
+    auto cr = create_afresh(*d, name);
     ASSERT_TRUE(cr.ok()) << what(cr.status);
     const DsFh fh = cr.value.fh;
     const auto on_disk = cluster_->ds_info()[1].export_path / name;
@@ -531,6 +528,14 @@ TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
         if (let_it_go_down) {
             ASSERT_TRUE(wait_until([&] { return d->health() == Health::down; }, 3000ms))
                 << "health is " << to_string(d->health());
+        } else {
+            // Still connected: a newer WRITE waits behind the old one, up to its deadline.
+            auto held = d->write(fh, 0, fresh, StableHow::file_sync, deadline_in(200ms)).get();
+            EXPECT_EQ(held.status.code, DsErrc::timeout) << what(held.status);
+            EXPECT_NE(held.status.message.find("an earlier change of this file is still "
+                                               "unanswered"),
+                      std::string::npos)
+                << what(held.status);
         }
         ASSERT_TRUE(server.signal(SIGCONT));
         // Sent as soon as the client takes it (on the new connection once it is Up again).
@@ -558,11 +563,7 @@ TEST_F(FleetTest, UnansweredWriteIsSettledWhenTheServerDies) {
     auto d = ds(0);
     auto& server = cluster_->ds(0);
     const std::string name = data_file_name(0x9a, 0);
-    (void)d->remove(name).get();
-    CreateArgs ca;
-    ca.name = name;
-    ca.attrs.mode = 0644;
-    auto cr = d->create(ca).get();
+    auto cr = create_afresh(*d, name);
     ASSERT_TRUE(cr.ok()) << what(cr.status);
     const DsFh fh = cr.value.fh;
 
@@ -593,11 +594,7 @@ TEST_F(FleetTest, RestartedServerIsReconnected) {
     auto d = ds(2);
     auto& server = cluster_->ds(2);
     const std::string name = data_file_name(0x77, 1);
-    (void)d->remove(name).get();
-    CreateArgs ca;
-    ca.name = name;
-    ca.attrs.mode = 0644;
-    auto cr = d->create(ca).get();
+    auto cr = create_afresh(*d, name);
     ASSERT_TRUE(cr.ok()) << what(cr.status);
     auto connects = d->counters().connects;
 
