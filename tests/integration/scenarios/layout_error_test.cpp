@@ -27,10 +27,7 @@ protected:
     void SetUp() override {
         FlexfilesCluster::SetUp();
         session_ = open_session();
-        OpenOptions o;
-        o.access = OPEN4_SHARE_ACCESS_BOTH;
-        o.create = true;
-        file_ = open_path(*session_, "/ff/data", o);
+        file_ = create_rw(*session_, "/ff/data");
         layout_ = must_layoutget(*session_, file_.fh, file_.stateid, LAYOUTIOMODE4_RW);
         ASSERT_EQ(layout_.mirrors.size(), 2u);
         ASSERT_TRUE(cluster_->mds().log_contains("3 of 3 data server(s) Up"))

@@ -18,10 +18,7 @@ protected:
     void SetUp() override {
         FlexfilesCluster::SetUp();
         session_ = open_session();
-        OpenOptions o;
-        o.access = OPEN4_SHARE_ACCESS_BOTH;
-        o.create = true;
-        file_ = open_path(*session_, "/ff/data", o);
+        file_ = create_rw(*session_, "/ff/data");
     }
 
     std::unique_ptr<Session> session_;

@@ -160,6 +160,14 @@ inline LayoutGetResult layoutget(Session& s, const FileHandle& fh, const stateid
     return out;
 }
 
+// PATH created (if absent) and opened for reading and writing.
+inline OpenFile create_rw(Session& s, const std::string& path) {
+    OpenOptions o;
+    o.access = OPEN4_SHARE_ACCESS_BOTH;
+    o.create = true;
+    return open_path(s, path, o);
+}
+
 // A granted layout or a test failure.
 inline Layout must_layoutget(Session& s, const FileHandle& fh, const stateid4& stateid,
                              layoutiomode4 iomode) {

@@ -19,10 +19,7 @@ protected:
     void SetUp() override {
         FlexfilesCluster::SetUp();
         session_ = open_session(2);
-        OpenOptions o;
-        o.access = OPEN4_SHARE_ACCESS_BOTH;
-        o.create = true;
-        file_ = open_path(*session_, "/ff/wcc", o);
+        file_ = create_rw(*session_, "/ff/wcc");
         layout_ = must_layoutget(*session_, file_.fh, file_.stateid, LAYOUTIOMODE4_RW);
     }
 
