@@ -46,6 +46,12 @@ installed=0
 before_packages="$work/packages-before.txt"
 before_ganesha="$work/ganesha-before.txt"
 
+# Conffile questions answered without asking, keeping the administrator's files.
+apt_install() {
+    apt-get install -y -qq --no-install-recommends \
+        -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "$@"
+}
+
 installed_packages() {
     dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' | awk '$2 == "ii" {print $1}' | sort
 }
@@ -77,8 +83,7 @@ cleanup() {
         if [ -s "$before_ganesha" ]; then
             log "restoring $(tr '\n' ' ' <"$before_ganesha")"
             # shellcheck disable=SC2046
-            apt-get install -y -qq --no-install-recommends --allow-downgrades \
-                -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+            apt_install --allow-downgrades \
                 $(cat "$before_ganesha") >"$work/restore.log" 2>&1 ||
                 { echo "package test: restore FAILED (see $work/restore.log)" >&2; rc=1; }
         fi
@@ -132,10 +137,6 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
     chmod 755 "$policy_rc_d"
 fi
 installed=1
-apt_install() {
-    apt-get install -y -qq --no-install-recommends \
-        -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "$@"
-}
 # What an administrator has: on a machine without Ganesha, first install Debian's own
 # nfs-ganesha and nfs-ganesha-vfs, so that ours must upgrade them in place (cleanup
 # removes them again with ours). FF_PACKAGE_UPGRADE=0 skips this.

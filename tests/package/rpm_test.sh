@@ -20,8 +20,8 @@ rm -rf "$work"
 mkdir -p "$work"
 "$repo/packaging/build-rpms.sh" "$work/rpms" || fail "build-rpms.sh (log: $work/rpms/build.log)"
 
-version="$(dpkg-parsechangelog -l "$repo/packaging/debian/changelog" -S Version | tr - . |
-           sed 's/^\([^.]*\.[^.]*\)\./\1-/; s/+/./')" # 4.3-2+ffwcc1 -> 4.3-2.ffwcc1
+# 4.3-2+ffwcc1 -> 4.3-2.ffwcc1 (the spec's Version-Release)
+version="$(dpkg-parsechangelog -l "$repo/packaging/debian/changelog" -S Version | tr + .)"
 rpm_of() { echo "$work/rpms/$1-$version.x86_64.rpm"; }
 files_of() { rpm -qpl "$(rpm_of "$1")" 2>/dev/null; }
 

@@ -296,7 +296,7 @@ int cmd_put(ffc::Session& s, const std::vector<std::string>& raw_args) {
         throw UsageError("put takes LOCAL PATH");
     }
     const bool wcc =
-        choice(args, "--wcc", {g_wcc_on ? "on" : "off", g_wcc_on ? "off" : "on"}) == "on";
+        args.values.count("--wcc") != 0 ? choice(args, "--wcc", {"on", "off"}) == "on" : g_wcc_on;
     const bool via_layout = choice(args, "--via", {"layout", "mds"}) == "layout";
     const bool check_mirrors = args.switches.count("--mirrors-check") != 0;
     const std::string& remote = args.positional[1];
