@@ -89,7 +89,7 @@ if ! git -C "$repo" diff --quiet HEAD -- 2>/dev/null; then
 fi
 date_utc="$(date -u +%Y-%m-%d)"
 stamp="$date_utc-$commit"
-cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+cpu="$(sed -n '/^model name/{s/^model name[[:space:]]*: //p;q}' /proc/cpuinfo)"
 cores="$(nproc)"
 kernel="$(uname -sr)"
 mem="$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"

@@ -237,7 +237,7 @@ sed -e "s|192\.0\.2\.10|$mds_addr|g" \
     "$examples/flexfiles-mds.conf" |
     awk -v work="$work" '/Export_Path = \/srv\/ds;/ { n++; sub("/srv/ds", work "/ds" n "/export") } { print }' \
     >"$work/mds/ganesha.conf"
-grep -v "^[[:space:]]*#" "$work/mds/ganesha.conf" | grep -q "/srv/" && fail "unsubstituted path left in the MDS config"
+grep -v "^[[:space:]]*#" "$work/mds/ganesha.conf" | grep -c "/srv/" >/dev/null && fail "unsubstituted path left in the MDS config"
 start_server mds "$work/mds/ganesha.conf"
 log "1 MDS + 3 data servers up after $(( $(date +%s) - start )) s"
 

@@ -29,8 +29,10 @@ for p in nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem nfs-ganesha-nullfs nfs-gane
          nfs-ganesha-flexfiles; do
     [ -f "$(rpm_of "$p")" ] || fail "$(basename "$(rpm_of "$p")") was not built"
 done
+# Match against captured output: with pipefail, "rpm ... | grep -q" fails at random when
+# grep stops reading early and rpm dies of SIGPIPE.
 expect() { # PACKAGE FILE
-    files_of "$1" | grep -qx "$2" || fail "$1 does not contain $2"
+    grep -qx "$2" <<<"$(files_of "$1")" || fail "$1 does not contain $2"
 }
 expect nfs-ganesha /usr/bin/ganesha.nfsd
 expect nfs-ganesha /usr/lib64/libganesha_nfsd.so.4.3
@@ -43,7 +45,7 @@ expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/examples/nfsv3
 expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/design.md
 for p in nfs-ganesha-vfs nfs-ganesha-mem nfs-ganesha-nullfs nfs-ganesha-proxy-v4 \
          nfs-ganesha-flexfiles; do
-    rpm -qpR "$(rpm_of "$p")" 2>/dev/null | grep -qx "nfs-ganesha = $version" ||
+    grep -qx "nfs-ganesha = $version" <<<"$(rpm -qpR "$(rpm_of "$p")" 2>/dev/null)" ||
         fail "$p does not require nfs-ganesha = $version"
 done
 echo "rpm test: PASSED: 6 RPMs at $version"
