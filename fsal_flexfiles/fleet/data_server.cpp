@@ -82,6 +82,16 @@ sattr3 to_sattr3(const SetAttrs& s) {
     }
     out.atime.set_it = DONT_CHANGE;
     out.mtime.set_it = DONT_CHANGE;
+    if (s.atime) {
+        out.atime.set_it = SET_TO_CLIENT_TIME;
+        out.atime.set_atime_u.atime.seconds = static_cast<u_int>(s.atime->sec);
+        out.atime.set_atime_u.atime.nseconds = s.atime->nsec;
+    }
+    if (s.mtime) {
+        out.mtime.set_it = SET_TO_CLIENT_TIME;
+        out.mtime.set_mtime_u.mtime.seconds = static_cast<u_int>(s.mtime->sec);
+        out.mtime.set_mtime_u.mtime.nseconds = s.mtime->nsec;
+    }
     return out;
 }
 
@@ -89,7 +99,8 @@ sattr3 to_sattr3(const SetAttrs& s) {
 bool attrs_match(const DsAttrs& a, const SetAttrs& want) {
     return (!want.mode || (a.mode & 07777) == (*want.mode & 07777)) &&
            (!want.uid || a.uid == *want.uid) && (!want.gid || a.gid == *want.gid) &&
-           (!want.size || a.size == *want.size);
+           (!want.size || a.size == *want.size) && (!want.atime || a.atime == *want.atime) &&
+           (!want.mtime || a.mtime == *want.mtime);
 }
 
 nfs_fh3 to_fh3(const DsFh& fh) {

@@ -91,7 +91,9 @@ struct SetAttrs {
     std::optional<std::uint32_t> uid;
     std::optional<std::uint32_t> gid;
     std::optional<std::uint64_t> size;
-    bool empty() const { return !mode && !uid && !gid && !size; }
+    std::optional<DsTime> atime; // set to these (SET_TO_CLIENT_TIME)
+    std::optional<DsTime> mtime;
+    bool empty() const { return !mode && !uid && !gid && !size && !atime && !mtime; }
 };
 
 enum class DsErrc {
