@@ -92,35 +92,23 @@ std::chrono::milliseconds removal_backoff(std::uint32_t failed_attempts,
 }
 
 Reaper::Reaper(LayoutStore& store, fleet::Fleet& fleet, ReaperSettings settings, fleet::LogSink log)
-    : store_(store), fleet_(fleet), settings_(settings), log_(std::move(log)) {}
+    : store_(store), fleet_(fleet), settings_(settings), log_(std::move(log)),
+      loop_(settings.tick, [this] { tick_once(); }) {}
 
 Reaper::~Reaper() {
     stop();
 }
 
 void Reaper::start() {
-    std::lock_guard lk(mu_);
-    if (thread_.joinable() || stopping_)
-        return;
-    thread_ = std::thread([this] { run(); });
+    loop_.start();
 }
 
 void Reaper::stop() {
-    {
-        std::lock_guard lk(mu_);
-        stopping_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id())
-        thread_.join();
+    loop_.stop();
 }
 
 void Reaper::kick() {
-    {
-        std::lock_guard lk(mu_);
-        kicked_ = true;
-    }
-    cv_.notify_all();
+    loop_.kick();
 }
 
 void Reaper::log(fleet::LogLevel level, const std::string& message) const {
@@ -142,19 +130,6 @@ ReaperCounters Reaper::counters() const {
     c.retried_ok = c_retried_ok_.load(std::memory_order_relaxed);
     c.store_errors = c_store_errors_.load(std::memory_order_relaxed);
     return c;
-}
-
-void Reaper::run() {
-    std::unique_lock lk(mu_);
-    while (!stopping_) {
-        cv_.wait_for(lk, settings_.tick, [this] { return stopping_ || kicked_; });
-        if (stopping_)
-            break;
-        kicked_ = false;
-        lk.unlock();
-        tick_once();
-        lk.lock();
-    }
 }
 
 std::vector<std::uint64_t> Reaper::servers_back_up() {

@@ -24,6 +24,7 @@
 
 #include "fleet/fleet.h"
 #include "mds/layout_store.hpp"
+#include "mds/periodic_thread.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -33,7 +34,6 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -112,7 +112,6 @@ public:
     ReaperCounters counters() const;
 
 private:
-    void run();
     void tick_once();
     std::vector<std::uint64_t> servers_back_up();
     std::vector<RemovalAttempt> attempt_all(const std::vector<PendingRemoval>& removals);
@@ -125,18 +124,17 @@ private:
     const ReaperSettings settings_;
     const fleet::LogSink log_;
 
-    std::mutex mu_;
-    std::condition_variable cv_;
-    bool stopping_ = false;
-    bool kicked_ = false;
+    std::mutex mu_;                  // busy_ and claimed_
+    std::condition_variable cv_;     // a name was released
     std::set<DataFileName> busy_;    // names an attempt is working on
     std::set<DataFileName> claimed_; // names a create is working on
-    std::thread thread_;
 
     std::map<std::uint64_t, fleet::Health> last_health_; // reaper thread only
 
     std::atomic<std::uint64_t> c_attempts_{0}, c_removed_{0}, c_already_gone_{0}, c_superseded_{0},
         c_failures_{0}, c_retried_ok_{0}, c_store_errors_{0};
+
+    PeriodicThread loop_; // last: stopped and joined before the rest goes
 };
 
 } // namespace flexfiles::mds
