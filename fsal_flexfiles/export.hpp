@@ -11,6 +11,8 @@
 #include "mds/layout_store.hpp"
 #include "mds/proxy_io.hpp"
 #include "mds/reaper.hpp"
+#include "mds/resilver.hpp"
+#include "mds/stale_mirrors.hpp"
 #include "mgmt/runtime.hpp"
 #include "wcc/attr_cache.h"
 
@@ -41,6 +43,9 @@ struct Export : fsal_export {
     wcc::AttrCache& cache() noexcept { return *cache_; }
     mds::Reaper& reaper() noexcept { return *reaper_; }
     mds::ProxyIo& proxy() noexcept { return *proxy_; }
+    // Mirrors that missed a write, and what copies them back (mds/stale_mirrors.hpp).
+    mds::StaleMirrors& stale_mirrors() noexcept { return *stale_; }
+    mds::Resilverer& resilverer() noexcept { return *resilver_; }
     mds::DataPathCounters& counters() noexcept { return counters_; }
     // "FLEXFILES export 1 (/export1)", for log lines.
     const std::string& label() const noexcept { return label_; }
@@ -48,12 +53,15 @@ struct Export : fsal_export {
     static Export* of(fsal_export* exp) noexcept { return static_cast<Export*>(exp); }
 
     // Owned here, set up and torn down by mds/export_data_path.cpp (in this
-    // order: store, cache, fleet, proxy, reaper; torn down in reverse).
+    // order: store, stale marks, cache, fleet, proxy, reaper, resilverer; torn down in
+    // reverse).
     std::unique_ptr<mds::LayoutStore> store_;
+    std::unique_ptr<mds::StaleMirrors> stale_;
     std::unique_ptr<wcc::AttrCache> cache_;
     std::unique_ptr<fleet::Fleet> fleet_;
     std::unique_ptr<mds::ProxyIo> proxy_;
     std::unique_ptr<mds::Reaper> reaper_;
+    std::unique_ptr<mds::Resilverer> resilver_;
     mds::DataPathCounters counters_;
     std::string label_;
     mgmt::Runtime runtime_{settings}; // after settings, which it copies

@@ -21,7 +21,9 @@
 //                           go to every mirror
 //   ffl_stats_collect_hint  0: no LAYOUTSTATS wanted (LAYOUTRETURN's stats are counted)
 //
-// Mirror order never changes for a file and is the index LAYOUT_WCC reports use.
+// Mirror order never changes for a file. A stale mirror (one that missed a write through
+// the MDS, mds/stale_mirrors.hpp) is left out until it is resilvered; LAYOUT_WCC reports
+// and LAYOUTRETURN errors are matched by (deviceid, stateid, filehandle), not position.
 // Layouts are return-on-close, so a client that closes the file stops counting as a holder
 // (fencing.cpp). The segment's fsal_seg_data is a Grant (grants.hpp) recorded in the
 // export's registry until LAYOUTRETURN disposes of it.
@@ -118,6 +120,21 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
                 "no layout (I/O goes through the MDS)",
                 file, exp->export_id);
         return NFS4ERR_LAYOUTUNAVAILABLE;
+    }
+
+    // Stale mirrors (missed a write; mds/stale_mirrors.hpp) stay out until resilvered. At
+    // least one mirror is always in sync.
+    const std::vector<std::uint32_t> stale =
+        mds_access::mirrors_to_leave_out(*exp, file, iomode == LAYOUTIOMODE4_RW);
+    if (!stale.empty()) {
+        std::erase_if(map->files, [&](const mds::DataFile& f) {
+            return std::find(stale.begin(), stale.end(), f.mirror) != stale.end();
+        });
+        LogDebug(COMPONENT_PNFS,
+                 "FLEXFILES LAYOUTGET file %" PRIu64 ": %zu stale mirror(s) left out", file,
+                 stale.size());
+        if (map->files.empty())
+            return NFS4ERR_LAYOUTUNAVAILABLE;
     }
 
     std::unique_ptr<Grant> grant;

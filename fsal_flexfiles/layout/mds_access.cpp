@@ -25,6 +25,35 @@ std::optional<mds::DataFileMap> data_files(Export&, Handle& handle) noexcept {
     }
 }
 
+std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_id,
+                                                bool read_write) noexcept {
+    try {
+        return exp.stale_ ? exp.stale_->for_layout(file_id, read_write)
+                          : std::vector<std::uint32_t>{};
+    } catch (...) {
+        return {};
+    }
+}
+
+bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, const std::string& reason,
+                       std::string& error) noexcept {
+    try {
+        const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
+        if (!exp.stale_ || !map) {
+            error = "the file has no data files";
+            return false;
+        }
+        const mds::StoreStatus st =
+            exp.stale_->mark(handle.key, map->file_id,
+                             static_cast<std::uint32_t>(map->files.size()), {mirror}, reason);
+        error = st.error;
+        return st.ok();
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+}
+
 bool set_data_files(Export& exp, Handle& handle, const mds::DataFileMap& map,
                     std::string& error) noexcept {
     try {

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace flexfiles {
 struct Export;
@@ -33,6 +34,16 @@ wcc::AttrCache* cache(Export& exp) noexcept;
 // The file's data files, or std::nullopt when it has none (not a regular file, created
 // before the export had data servers, or its map could not be read: logged by the caller).
 std::optional<mds::DataFileMap> data_files(Export& exp, Handle& handle) noexcept;
+
+// The file's stale mirrors, to leave out of a layout (mds/stale_mirrors.hpp); for an RW
+// layout this also tells the resilverer a client may now write the in-sync mirrors.
+std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_id,
+                                                bool read_write) noexcept;
+
+// Marks the file's mirror stale (a client reports that its write to it failed). false with
+// `error` set when it was not marked: it is the last in-sync mirror, or the store failed.
+bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, const std::string& reason,
+                       std::string& error) noexcept;
 
 // Replaces the file's map (in the layout store and wherever the handle keeps it), e.g.
 // with new fencing ids. false with `error` set when it could not be persisted.

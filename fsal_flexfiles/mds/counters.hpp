@@ -31,6 +31,12 @@ struct DataPathCounters {
     Counter proxy_commit_errors{0};
     Counter truncates{0};
     Counter truncate_errors{0};
+    // Writes and truncates that some in-sync mirrors missed and that succeeded on the
+    // others (stale_mirrors.hpp), and the mirrors marked stale by them.
+    Counter degraded_writes{0};
+    Counter mirrors_marked_stale{0};
+    // Failures on mirrors already stale (they fail nothing).
+    Counter stale_mirror_errors{0};
 
     static void add(Counter& c, std::uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
     static std::uint64_t get(const Counter& c) { return c.load(std::memory_order_relaxed); }

@@ -3,6 +3,7 @@
 // Building and tearing down an export's data path: layout store, attribute cache, the
 // data-server fleet, proxy I/O and the reaper (see fsal_data_path.hpp).
 #include "export.hpp"
+#include "layout/layout_ops.hpp"
 #include "mds/fsal_data_path.hpp"
 
 #include <algorithm>
@@ -154,6 +155,19 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
                  static_cast<unsigned long long>(pending.value));
         report_unconfigured_data_servers(exp, cfg);
 
+        exp.stale_ = std::make_unique<StaleMirrors>(exp.store());
+        if (auto st = exp.stale_->load(); !st.ok()) {
+            LogCrit(COMPONENT_FSAL, "%s: %s; export refused", exp.label().c_str(),
+                    st.error.c_str());
+            close_data_path(exp);
+            return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+        }
+        if (const std::size_t n = exp.stale_->count(); n > 0)
+            LogWarn(COMPONENT_FSAL,
+                    "%s: %zu mirror(s) missed writes before the restart and are stale: they "
+                    "are not read from until resilvered",
+                    exp.label().c_str(), n);
+
         exp.cache_ = std::make_unique<wcc::AttrCache>();
 
         exp.fleet_ = std::make_unique<fleet::Fleet>();
@@ -170,13 +184,27 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         }
         wait_for_fleet(exp);
 
-        exp.proxy_ = std::make_unique<ProxyIo>(exp.fleet(), exp.cache_.get(), exp.counters(),
-                                               std::move(sizes), cfg.ds_io_timeout);
+        exp.proxy_ =
+            std::make_unique<ProxyIo>(exp.fleet(), exp.cache_.get(), exp.counters(),
+                                      std::move(sizes), cfg.ds_io_timeout, exp.stale_.get(), log);
 
         ReaperSettings reaper;
         reaper.request_timeout = cfg.ds_io_timeout;
         exp.reaper_ = std::make_unique<Reaper>(exp.store(), exp.fleet(), reaper, log);
         exp.reaper().start();
+
+        ResilverHooks hooks;
+        hooks.rw_layout_outstanding = [&exp](std::uint64_t file_id) {
+            return layout::rw_layout_outstanding(exp, file_id);
+        };
+        hooks.chunk_size = [&exp](std::uint64_t source, std::uint64_t target) {
+            return std::min(exp.proxy().rsize(source), exp.proxy().wsize(target));
+        };
+        ResilverSettings resilver;
+        resilver.request_timeout = cfg.ds_io_timeout;
+        exp.resilver_ = std::make_unique<Resilverer>(exp.store(), *exp.stale_, exp.fleet(),
+                                                     std::move(hooks), resilver, log);
+        exp.resilverer().start();
         return fsalstat(ERR_FSAL_NO_ERROR, 0);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_FSAL, "%s: cannot start the data path: %s; export refused",
@@ -203,12 +231,16 @@ fleet::DsStatus start_data_server(Export& exp, const config::DataServer& ds) noe
 void close_data_path(Export& exp) noexcept {
     // The reaper uses the store and the fleet; proxy I/O callbacks use the cache until the
     // fleet has completed every request (Fleet's destructor stops each data server).
+    if (exp.resilver_)
+        exp.resilver_->stop();
+    exp.resilver_.reset();
     if (exp.reaper_)
         exp.reaper_->stop();
     exp.reaper_.reset();
     exp.proxy_.reset();
     exp.fleet_.reset();
     exp.cache_.reset();
+    exp.stale_.reset();
     exp.store_.reset();
 }
 

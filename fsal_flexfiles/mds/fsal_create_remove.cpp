@@ -210,6 +210,7 @@ void remove_data_files(Export& exp, const ObjectKey& key, std::uint64_t file_id,
             return;
         }
         exp.cache().forget(file_id);
+        exp.stale_mirrors().forget(file_id);
         if (handle != nullptr)
             handle->set_data_files(nullptr);
         if (!removed.value.map)

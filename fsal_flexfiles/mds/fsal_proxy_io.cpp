@@ -90,7 +90,7 @@ void proxy_write(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg
                 const auto* p = static_cast<const std::uint8_t*>(write_arg->iov[i].iov_base);
                 data.insert(data.end(), p, p + write_arg->iov[i].iov_len);
             }
-            const fleet::DsStatus st = exp.proxy().write(*map, write_arg->offset, data);
+            const fleet::DsStatus st = exp.proxy().write(handle.key, *map, write_arg->offset, data);
             if (!st.ok()) {
                 LogWarn(COMPONENT_FSAL, "%s: WRITE of fileid %" PRIu64 " at %" PRIu64 " (+%zu): %s",
                         exp.label().c_str(), handle.fileid, write_arg->offset, data.size(),
@@ -140,7 +140,7 @@ fsal_status_t proxy_truncate(Export& exp, Handle& handle, std::uint64_t size) no
             if (fsal_status_t st = ensure_data_files(exp, handle, &map); FSAL_IS_ERROR(st))
                 return st;
         }
-        const fleet::DsStatus st = exp.proxy().truncate(*map, size);
+        const fleet::DsStatus st = exp.proxy().truncate(handle.key, *map, size);
         if (st.ok())
             return fsalstat(ERR_FSAL_NO_ERROR, 0);
         LogWarn(COMPONENT_FSAL, "%s: SETATTR size = %" PRIu64 " of fileid %" PRIu64 ": %s",

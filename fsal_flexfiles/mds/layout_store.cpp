@@ -11,8 +11,13 @@
 namespace flexfiles::mds {
 namespace {
 
-// Bumped when the schema changes; a store of another version is refused, not guessed at.
-constexpr int kSchemaVersion = 1;
+// Bumped when the schema changes. A store of an older version this code knows is upgraded
+// in place (every change so far only adds tables, which kSchema creates); any other
+// version is refused, not guessed at.
+//   1  files, data_files, create_intents, pending_removals
+//   2  + stale_mirrors
+constexpr int kSchemaVersion = 2;
+constexpr int kOldestUpgradable = 1;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS files (
@@ -54,6 +59,14 @@ CREATE TABLE IF NOT EXISTS pending_removals (
 );
 CREATE INDEX IF NOT EXISTS pending_removals_due ON pending_removals(next_attempt_ms);
 CREATE INDEX IF NOT EXISTS pending_removals_name ON pending_removals(ds_id, name);
+CREATE TABLE IF NOT EXISTS stale_mirrors (
+    key BLOB NOT NULL,
+    mirror INTEGER NOT NULL,
+    file_id INTEGER NOT NULL,
+    since_ms INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    PRIMARY KEY (key, mirror)
+) WITHOUT ROWID;
 )sql";
 
 // SQLite integers are signed 64-bit: unsigned ids are stored bit for bit.
@@ -248,9 +261,11 @@ StoreResult<std::unique_ptr<LayoutStore>> LayoutStore::open(const std::string& p
         }
         version = static_cast<int>(v.i64(0));
     }
-    if (version != 0 && version != kSchemaVersion) {
+    if (version != 0 && (version < kOldestUpgradable || version > kSchemaVersion)) {
         out.status.error = who + "schema version " + std::to_string(version) +
-                           " is not the supported version " + std::to_string(kSchemaVersion);
+                           " is not one this version supports (" +
+                           std::to_string(kOldestUpgradable) + " to " +
+                           std::to_string(kSchemaVersion) + ")";
         return out;
     }
     {
@@ -426,10 +441,16 @@ StoreResult<RemovedFile> LayoutStore::remove_file(const ObjectKey& key) {
             queued.push_back(std::move(r));
         }
     }
-    // The map and its data-file rows (ON DELETE CASCADE) go, the removals come, together.
+    // The map and its data-file rows (ON DELETE CASCADE) and stale marks go, the removals
+    // come, together.
     Stmt file(db_, "DELETE FROM files WHERE key = ?");
     if (!file.bind(1, key).run()) {
         out.status = fail("delete a file's map");
+        return out;
+    }
+    Stmt marks(db_, "DELETE FROM stale_mirrors WHERE key = ?");
+    if (!marks.bind(1, key).run()) {
+        out.status = fail("delete a file's stale-mirror marks");
         return out;
     }
     if (auto st = queue_locked(queued); !st.ok()) {
@@ -474,7 +495,9 @@ StoreResult<std::map<std::uint64_t, DataServerUsage>> LayoutStore::usage_by_data
     // One statement, so the three counts are of the same moment.
     Stmt s(db_, "SELECT ds_id, 0, count(*) FROM data_files GROUP BY ds_id "
                 "UNION ALL SELECT ds_id, 1, count(*) FROM create_intents GROUP BY ds_id "
-                "UNION ALL SELECT ds_id, 2, count(*) FROM pending_removals GROUP BY ds_id");
+                "UNION ALL SELECT ds_id, 2, count(*) FROM pending_removals GROUP BY ds_id "
+                "UNION ALL SELECT d.ds_id, 3, count(*) FROM stale_mirrors s JOIN data_files d "
+                "ON d.key = s.key AND d.mirror = s.mirror GROUP BY d.ds_id");
     int rc;
     while ((rc = s.step()) == SQLITE_ROW) {
         DataServerUsage& u = out.value[s.u64(0)];
@@ -486,6 +509,9 @@ StoreResult<std::map<std::uint64_t, DataServerUsage>> LayoutStore::usage_by_data
         case 1:
             u.creates_pending = n;
             break;
+        case 3:
+            u.stale_data_files = n;
+            break;
         default:
             u.removals_pending = n;
             break;
@@ -493,6 +519,69 @@ StoreResult<std::map<std::uint64_t, DataServerUsage>> LayoutStore::usage_by_data
     }
     if (rc != SQLITE_DONE)
         out.status = fail("count data files per data server");
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Stale mirrors
+
+StoreStatus LayoutStore::mark_stale(const ObjectKey& key, std::uint64_t file_id,
+                                    const std::vector<std::uint32_t>& mirrors,
+                                    const std::string& reason) {
+    std::lock_guard lk(mu_);
+    Txn txn(*this);
+    if (!txn.began())
+        return fail("begin a transaction");
+    const std::int64_t now = wall_clock_ms();
+    for (std::uint32_t mirror : mirrors) {
+        Stmt exists(db_, "SELECT 1 FROM data_files WHERE key = ? AND mirror = ?");
+        const int rc = exists.bind(1, key).bind(2, std::uint64_t{mirror}).step();
+        if (rc == SQLITE_DONE)
+            return StoreStatus{"layout store " + path_ + ": file " + std::to_string(file_id) +
+                               " has no mirror " + std::to_string(mirror) + " to mark stale"};
+        if (rc != SQLITE_ROW)
+            return fail("look up a mirror");
+        // A mirror already stale keeps its first mark: since_ms says how long it has been.
+        Stmt mark(db_, "INSERT OR IGNORE INTO stale_mirrors (key, mirror, file_id, since_ms, "
+                       "reason) VALUES (?, ?, ?, ?, ?)");
+        if (!mark.bind(1, key)
+                 .bind(2, std::uint64_t{mirror})
+                 .bind(3, file_id)
+                 .bind_signed(4, now)
+                 .bind(5, reason)
+                 .run())
+            return fail("mark a mirror stale");
+    }
+    if (!txn.commit())
+        return fail("commit stale-mirror marks");
+    return {};
+}
+
+StoreStatus LayoutStore::clear_stale(const ObjectKey& key, std::uint32_t mirror) {
+    std::lock_guard lk(mu_);
+    Stmt clear(db_, "DELETE FROM stale_mirrors WHERE key = ? AND mirror = ?");
+    if (!clear.bind(1, key).bind(2, std::uint64_t{mirror}).run())
+        return fail("clear a stale-mirror mark");
+    return {};
+}
+
+StoreResult<std::vector<StaleMirror>> LayoutStore::stale_mirrors() {
+    std::lock_guard lk(mu_);
+    StoreResult<std::vector<StaleMirror>> out;
+    Stmt s(db_, "SELECT key, mirror, file_id, since_ms, reason FROM stale_mirrors "
+                "ORDER BY since_ms, file_id, mirror");
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+        StaleMirror m;
+        m.key = s.blob(0);
+        m.mirror = static_cast<std::uint32_t>(s.i64(1));
+        m.file_id = s.u64(2);
+        m.since_ms = s.i64(3);
+        m.reason = s.text(4);
+        out.value.push_back(std::move(m));
+    }
+    if (rc != SQLITE_DONE)
+        out.status = fail("list stale mirrors");
     return out;
 }
 

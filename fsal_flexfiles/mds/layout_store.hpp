@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // The layout store: where the MDS persists, per export, which data files hold each file's
-// bytes, and which data files still have to be removed from the data servers.
+// bytes, which of them are stale mirrors (stale_mirrors.hpp), and which data files still
+// have to be removed from the data servers.
 //
 // Why an embedded SQLite database and not an xattr on the namespace object
 //   * Ganesha 4.3's VFS does not implement the FSAL xattr operations (getxattrs/setxattrs),
@@ -77,9 +78,22 @@ struct PlannedDataFile {
     std::string name;
 };
 
+// A mirror that missed a write the other mirrors took (see mds/stale_mirrors.hpp): its
+// bytes may differ from the file's until it is resilvered.
+struct StaleMirror {
+    ObjectKey key;
+    std::uint64_t file_id = 0;
+    std::uint32_t mirror = 0;
+    std::int64_t since_ms = 0; // wall clock of the first missed write
+    std::string reason;        // what failed, as logged then
+
+    bool operator==(const StaleMirror&) const = default;
+};
+
 // What the store holds on one data server (for the admin interface).
 struct DataServerUsage {
     std::uint64_t data_files = 0;       // in files' maps
+    std::uint64_t stale_data_files = 0; // of which stale mirrors waiting to be resilvered
     std::uint64_t creates_pending = 0;  // recorded by creates still in progress
     std::uint64_t removals_pending = 0; // queued for the reaper
 
@@ -121,6 +135,16 @@ public:
     // Per data-server Id, everything the store holds on it; a data server holding nothing
     // is absent.
     StoreResult<std::map<std::uint64_t, DataServerUsage>> usage_by_data_server();
+
+    // ---- Stale mirrors ----
+    // Marks mirrors of the file (which must have them) stale, all or none; a mirror
+    // already stale keeps its first mark.
+    StoreStatus mark_stale(const ObjectKey& key, std::uint64_t file_id,
+                           const std::vector<std::uint32_t>& mirrors, const std::string& reason);
+    // The mirror is in sync again (nothing to do if it was not marked).
+    StoreStatus clear_stale(const ObjectKey& key, std::uint32_t mirror);
+    // Every mark, oldest first. remove_file() drops a file's marks with its map.
+    StoreResult<std::vector<StaleMirror>> stale_mirrors();
 
     // ---- Creates in progress ----
     // Before a create makes data files on the data servers: what it is about to make.

@@ -130,16 +130,76 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
     }
 };
 
+bool contains(const std::vector<std::uint32_t>& v, std::uint32_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
+
 template <class T> bool wait_bounded(std::future<T>& f, fleet::Clock::time_point limit) {
     return f.wait_until(limit) == std::future_status::ready;
+}
+
+// The outcome of a write or truncate that went to every mirror (results[i] is
+// map.files[i]'s): see proxy_io.hpp. Tells each failing data server.
+DsStatus settle(StaleMirrors* registry, DataPathCounters& counters, const fleet::LogSink& log,
+                const ObjectKey& key, const DataFileMap& map,
+                const std::vector<std::uint32_t>& stale,
+                std::vector<std::pair<Target*, DsStatus>>& results, const char* op) {
+    DsStatus failed = first_failure(results);
+    if (failed.ok())
+        return failed;
+    std::vector<std::uint32_t> missed;
+    DsStatus first_missed;
+    bool in_sync_took_it = false;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const std::uint32_t mirror = map.files[i].mirror;
+        const DsStatus& st = results[i].second;
+        if (contains(stale, mirror)) {
+            if (!st.ok())
+                DataPathCounters::add(counters.stale_mirror_errors);
+            continue;
+        }
+        if (st.ok()) {
+            in_sync_took_it = true;
+        } else {
+            missed.push_back(mirror);
+            if (first_missed.ok())
+                first_missed = st;
+        }
+    }
+    if (missed.empty())
+        return DsStatus::success(); // only stale mirrors failed
+    if (registry == nullptr || !in_sync_took_it)
+        return first_missed;
+    const std::string reason = std::string(op) + " failed: " + first_missed.message;
+    if (auto st = registry->mark(key, map.file_id, static_cast<std::uint32_t>(map.files.size()),
+                                 missed, reason);
+        !st.ok()) {
+        DsStatus out = first_missed;
+        out.message += "; and the mirror(s) that missed it could not be marked stale: " + st.error;
+        return out;
+    }
+    DataPathCounters::add(counters.degraded_writes);
+    DataPathCounters::add(counters.mirrors_marked_stale, missed.size());
+    if (log) {
+        std::string which;
+        for (std::uint32_t m : missed)
+            which += (which.empty() ? "" : ", ") + std::to_string(m);
+        log(fleet::LogLevel::warn,
+            "file " + std::to_string(map.file_id) + ": mirror(s) " + which + " missed a " + op +
+                " the other mirror(s) took; marked stale (not read, not in layouts) until "
+                "resilvered: " +
+                first_missed.message);
+    }
+    return DsStatus::success();
 }
 
 } // namespace
 
 ProxyIo::ProxyIo(fleet::Fleet& fleet, wcc::AttrCache* cache, DataPathCounters& counters,
-                 std::map<std::uint64_t, IoSizes> sizes, std::chrono::milliseconds timeout)
+                 std::map<std::uint64_t, IoSizes> sizes, std::chrono::milliseconds timeout,
+                 StaleMirrors* stale, fleet::LogSink log)
     : fleet_(fleet), cache_(cache), counters_(counters), sizes_(std::move(sizes)),
-      timeout_(timeout) {}
+      timeout_(timeout), stale_(stale), log_(std::move(log)) {}
 
 void ProxyIo::set_io_sizes(std::uint64_t ds_id, std::optional<IoSizes> sizes) {
     std::unique_lock lk(sizes_mu_);
@@ -181,9 +241,12 @@ std::vector<std::size_t> ProxyIo::read_order(const std::vector<fleet::Health>& h
     return order;
 }
 
-DsStatus ProxyIo::write(const DataFileMap& map, std::uint64_t offset,
+DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint64_t offset,
                         std::span<const std::uint8_t> data) {
     DataPathCounters::add(counters_.proxy_writes);
+    const WriteBracket bracket(stale_, map.file_id);
+    const std::vector<std::uint32_t> stale =
+        stale_ != nullptr ? stale_->of(map.file_id) : std::vector<std::uint32_t>{};
     if (map.files.empty()) {
         DataPathCounters::add(counters_.proxy_write_errors);
         return DsStatus::error(DsErrc::invalid_argument,
@@ -229,7 +292,7 @@ DsStatus ProxyIo::write(const DataFileMap& map, std::uint64_t offset,
         }
         results.emplace_back(&targets[i], std::move(st));
     }
-    DsStatus failed = first_failure(results);
+    DsStatus failed = settle(stale_, counters_, log_, key, map, stale, results, "WRITE");
     if (!failed.ok()) {
         DataPathCounters::add(counters_.proxy_write_errors);
         return failed;
@@ -247,12 +310,21 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset, std:
                                      "file " + std::to_string(map.file_id) + " has no data files");
         return out;
     }
+    // In-sync mirrors only (map.files indexes), healthiest first.
+    const std::vector<std::uint32_t> stale =
+        stale_ != nullptr ? stale_->of(map.file_id) : std::vector<std::uint32_t>{};
+    std::vector<std::size_t> in_sync;
     std::vector<fleet::Health> health;
-    for (const DataFile& df : map.files) {
-        auto ds = fleet_.find(df.ds_id);
+    for (std::size_t i = 0; i < map.files.size(); ++i) {
+        if (contains(stale, map.files[i].mirror))
+            continue;
+        auto ds = fleet_.find(map.files[i].ds_id);
+        in_sync.push_back(i);
         health.push_back(ds ? ds->health() : fleet::Health::down);
     }
-    const auto order = read_order(health, rotation_.fetch_add(1, std::memory_order_relaxed));
+    std::vector<std::size_t> order;
+    for (std::size_t k : read_order(health, rotation_.fetch_add(1, std::memory_order_relaxed)))
+        order.push_back(in_sync[k]);
 
     DsStatus last;
     unsigned tried = 0;
@@ -319,9 +391,13 @@ DsStatus ProxyIo::commit(const DataFileMap& map, std::uint64_t offset, std::uint
     targets.reserve(map.files.size());
     std::vector<std::future<fleet::DsResult<fleet::CommitResult>>> pending(map.files.size());
     const std::int64_t issued = wcc::monotonic_now_ns();
+    // Stale mirrors took their writes FILE_SYNC or not at all: nothing to commit there.
+    const std::vector<std::uint32_t> stale =
+        stale_ != nullptr ? stale_->of(map.file_id) : std::vector<std::uint32_t>{};
     for (std::size_t i = 0; i < map.files.size(); ++i) {
-        targets.push_back(resolve(fleet_, map, map.files[i]));
-        if (targets.back().status.ok())
+        targets.push_back(
+            contains(stale, map.files[i].mirror) ? Target{} : resolve(fleet_, map, map.files[i]));
+        if (targets.back().status.ok() && targets.back().ds)
             pending[i] = targets.back().ds->commit(targets.back().fh, offset, count,
                                                    fleet::deadline_in(timeout_));
     }
@@ -352,8 +428,11 @@ DsStatus ProxyIo::commit(const DataFileMap& map, std::uint64_t offset, std::uint
     return failed;
 }
 
-DsStatus ProxyIo::truncate(const DataFileMap& map, std::uint64_t size) {
+DsStatus ProxyIo::truncate(const ObjectKey& key, const DataFileMap& map, std::uint64_t size) {
     DataPathCounters::add(counters_.truncates);
+    const WriteBracket bracket(stale_, map.file_id);
+    const std::vector<std::uint32_t> stale =
+        stale_ != nullptr ? stale_->of(map.file_id) : std::vector<std::uint32_t>{};
     std::vector<Target> targets;
     targets.reserve(map.files.size());
     std::vector<std::future<fleet::DsResult<fleet::SetattrResult>>> pending(map.files.size());
@@ -396,7 +475,7 @@ DsStatus ProxyIo::truncate(const DataFileMap& map, std::uint64_t size) {
         }
         results.emplace_back(&targets[i], std::move(st));
     }
-    DsStatus failed = first_failure(results);
+    DsStatus failed = settle(stale_, counters_, log_, key, map, stale, results, "SETATTR(size)");
     if (!failed.ok()) {
         DataPathCounters::add(counters_.truncate_errors);
         return failed;

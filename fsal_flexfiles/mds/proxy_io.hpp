@@ -3,15 +3,18 @@
 // I/O that reaches the MDS itself (clients without a layout: NFSv4.0, 4.1+ without a
 // layout, NFSv3 to the MDS), sent on to the file's data files.
 //
-//   write    every mirror, in parallel; succeeds only if every mirror took every byte. A
-//            mirror that fails makes its data server Suspect (report_error) and fails the
-//            write with an error naming the file, the data file and the data server. Data
-//            is written FILE_SYNC: the MDS answers with its own write verifier, which cannot
-//            change when a data server restarts and loses unstable data.
-//   read     one mirror, chosen among the Up ones (rotating, to spread reads), falling back
-//            to the next mirror when one fails.
-//   commit   COMMIT on every mirror.
-//   truncate SETATTR(size) on every mirror, then the size barrier in the attribute cache.
+//   write    every mirror, in parallel, stale ones included (stale_mirrors.hpp). Data is
+//            written FILE_SYNC: the MDS answers with its own write verifier, which cannot
+//            change when a data server restarts and loses unstable data. A mirror that
+//            fails makes its data server Suspect (report_error). The write succeeds when
+//            every in-sync mirror took every byte, or when some did and the others could
+//            be marked stale (degraded, logged); it fails, with an error naming the file,
+//            the data file and the data server, when no in-sync mirror took it.
+//   read     one in-sync mirror, chosen among the Up ones (rotating, to spread reads),
+//            falling back to the next in-sync mirror when one fails. Never a stale one.
+//   commit   COMMIT on every in-sync mirror.
+//   truncate SETATTR(size) on every mirror, settled as a write is, then the size barrier
+//            in the attribute cache.
 //
 // Post-operation attributes of every reply go into the export's attribute cache as the
 // MDS's own knowledge (AttrCache::apply_ds_getattr, ordered by when the request was sent).
@@ -24,6 +27,7 @@
 #include "fleet/fleet.h"
 #include "mds/counters.hpp"
 #include "mds/data_files.hpp"
+#include "mds/stale_mirrors.hpp"
 #include "wcc/attr_cache.h"
 
 #include <atomic>
@@ -51,15 +55,22 @@ struct ProxyReadResult {
 
 class ProxyIo {
 public:
-    // `sizes` maps a data-server Id to its Rsize/Wsize (missing: 1 MiB). `cache` may be null.
+    // `sizes` maps a data-server Id to its Rsize/Wsize (missing: 1 MiB). `cache` may be null;
+    // without `stale` (null) every mirror counts as in sync and a write fails when any
+    // mirror fails. `log` gets the degraded writes.
     ProxyIo(fleet::Fleet& fleet, wcc::AttrCache* cache, DataPathCounters& counters,
-            std::map<std::uint64_t, IoSizes> sizes, std::chrono::milliseconds timeout);
+            std::map<std::uint64_t, IoSizes> sizes, std::chrono::milliseconds timeout,
+            StaleMirrors* stale = nullptr, fleet::LogSink log = {});
 
-    fleet::DsStatus write(const DataFileMap& map, std::uint64_t offset,
+    // `key` is the file's layout-store key (to mark mirrors stale).
+    fleet::DsStatus write(const ObjectKey& key, const DataFileMap& map, std::uint64_t offset,
                           std::span<const std::uint8_t> data);
     ProxyReadResult read(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
     fleet::DsStatus commit(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
-    fleet::DsStatus truncate(const DataFileMap& map, std::uint64_t size);
+    fleet::DsStatus truncate(const ObjectKey& key, const DataFileMap& map, std::uint64_t size);
+
+    std::uint32_t rsize(std::uint64_t ds_id) const;
+    std::uint32_t wsize(std::uint64_t ds_id) const;
 
     // A data server added (its sizes) or removed (nullopt) at run time (mgmt/).
     void set_io_sizes(std::uint64_t ds_id, std::optional<IoSizes> sizes);
@@ -70,9 +81,6 @@ public:
                                                std::uint64_t rotation);
 
 private:
-    std::uint32_t rsize(std::uint64_t ds_id) const;
-    std::uint32_t wsize(std::uint64_t ds_id) const;
-
     fleet::Fleet& fleet_;
     wcc::AttrCache* cache_;
     DataPathCounters& counters_;
@@ -80,6 +88,8 @@ private:
     std::map<std::uint64_t, IoSizes> sizes_;
     const std::chrono::milliseconds timeout_;
     std::atomic<std::uint64_t> rotation_{0};
+    StaleMirrors* const stale_;
+    const fleet::LogSink log_;
 };
 
 } // namespace flexfiles::mds

@@ -3,67 +3,27 @@
 // The MDS's data path when data servers fail (fsal_flexfiles/mds): placement avoids a data
 // server that is down, a create fails cleanly when fewer than Mirrors are Up, an MDS starts
 // with a data server unreachable, a removal that failed while a data server was frozen
-// (SIGSTOP) is retried by the reaper after SIGCONT, a write fails when a mirror fails and a
-// read falls back to another mirror.
+// (SIGSTOP) is retried by the reaper after SIGCONT, a write degrades (the failing mirror is
+// marked stale) when one mirror fails and fails when all do, a read falls back to another
+// mirror.
 //
 // Cluster: 1 MDS (FLEXFILES over VFS, Protocols 3 and 4, Mirrors = 2, DS_IO_Timeout = 1 s)
 // + 3 NFSv3 data servers; the tests drive the MDS over NFSv3.
 #include "mds_test_support.hpp"
 
+#include <algorithm>
 #include <csignal>
 
 using namespace mds_test;
 
 namespace {
 
-MdsSettings fast_failures() {
-    MdsSettings s;
-    s.mirrors = 2;
-    s.io_timeout_ms = 1000;
-    return s;
-}
-
-// The MDS's log names a data server as "ds <Id> (<address>:<path>)"; Id = index + 1.
-std::string ds_label(Cluster& c, unsigned index) {
-    return "ds " + std::to_string(index + 1) + " (" + c.ds_info().at(index).address + ":";
-}
-
-// Waits until the MDS has seen data server `index` go away (its client lost the connection
-// or a probe failed), so placement no longer counts it as Up.
 bool mds_noticed_down(Cluster& c, unsigned index, std::size_t from) {
-    const std::string who = ds_label(c, index);
-    return eventually(
-        [&] {
-            const std::string log = c.mds().log_text().substr(from);
-            std::size_t at = 0;
-            while ((at = log.find(who, at)) != std::string::npos) {
-                const std::size_t end = log.find('\n', at);
-                const std::string line = log.substr(at, end - at);
-                if (line.find("-> Suspect") != std::string::npos ||
-                    line.find("-> Down") != std::string::npos)
-                    return true;
-                at = end;
-            }
-            return false;
-        },
-        15s);
+    return mds_logged_health(c, index, {"-> Suspect", "-> Down"}, from, 15s);
 }
 
 bool mds_noticed_up(Cluster& c, unsigned index, std::size_t from) {
-    const std::string who = ds_label(c, index);
-    return eventually(
-        [&] {
-            const std::string log = c.mds().log_text().substr(from);
-            std::size_t at = 0;
-            while ((at = log.find(who, at)) != std::string::npos) {
-                const std::size_t end = log.find('\n', at);
-                if (log.substr(at, end - at).find("-> Up") != std::string::npos)
-                    return true;
-                at = end;
-            }
-            return false;
-        },
-        30s);
+    return mds_logged_health(c, index, {"-> Up"}, from, 30s);
 }
 
 // Lines these tests provoke on purpose: the fleet reports a data server going Down as an
@@ -191,28 +151,46 @@ TEST(MdsFailures, ReaperRetriesARemovalThatFailedWhileADataServerWasStopped) {
 // With one mirror's data server frozen: READ is served by the other mirror; WRITE fails
 // with an I/O error naming the file and the data server. Once it answers again, writes
 // work and every mirror holds the new bytes.
-TEST(MdsFailures, WriteFailsWhenAMirrorFailsAndReadFallsBack) {
+// A frozen data server: reads fall back to the other mirror; a write succeeds on the other
+// mirror and marks the frozen one stale (mirror_resilver_test.cpp follows a stale mirror
+// through); with both frozen a write fails, since no in-sync mirror took it. Once they
+// resume, writes reach both mirrors and the data files end up equal.
+TEST(MdsFailures, WriteDegradesWhenAMirrorFailsAndFailsWhenAllDo) {
     Cluster cluster(flexfiles_cluster(fast_failures()));
     GaneshaServer& mds = cluster.mds();
     Nfs3Client client(mds.nfs3_url());
     const Created f = create_file(client, "mirrored");
     const auto data = pattern(40000, 8);
     write_all(client, f.fh, 0, data);
-    const auto placed = data_files_on_disk(cluster, f.fileid);
+    auto placed = data_files_on_disk(cluster, f.fileid);
     ASSERT_EQ(placed.size(), 2U);
+    std::sort(placed.begin(), placed.end(),
+              [](const auto& a, const auto& b) { return a.mirror < b.mirror; });
     const unsigned frozen = placed[0].ds;
+    const unsigned other = placed[1].ds;
 
     const std::size_t mark = mds.log_offset();
     ASSERT_TRUE(cluster.ds(frozen).signal(SIGSTOP));
     for (int i = 0; i < 3; ++i) // whichever mirror a read starts with
         EXPECT_EQ(read_all(client, f.fh, 0, data.size()), data) << "read " << i;
 
-    const auto w = client.write(f.fh, 0, pattern(4096, 9), Nfs3Stable::FileSync);
-    EXPECT_EQ(w.status, Nfs3Status::Io);
-    EXPECT_TRUE(mds.log_contains("WRITE of fileid " + std::to_string(f.fileid), mark));
+    auto expected = data;
+    const auto head = pattern(4096, 9);
+    std::copy(head.begin(), head.end(), expected.begin());
+    const auto w = client.write(f.fh, 0, head, Nfs3Stable::FileSync);
+    EXPECT_EQ(w.status, Nfs3Status::Ok) << "mirror 1 took it: the write is durable there";
+    EXPECT_TRUE(mds.log_contains(
+        "file " + std::to_string(f.fileid) + ": mirror(s) 0 missed a WRITE", mark));
     EXPECT_TRUE(mds.log_contains(ds_label(cluster, frozen), mark));
+    EXPECT_EQ(read_all(client, f.fh, 0, expected.size()), expected);
+
+    ASSERT_TRUE(cluster.ds(other).signal(SIGSTOP));
+    const auto lost = client.write(f.fh, 8192, pattern(4096, 11), Nfs3Stable::FileSync);
+    EXPECT_EQ(lost.status, Nfs3Status::Io) << "no in-sync mirror took it";
+    EXPECT_FALSE(mds.log_contains("mirror(s) 1 missed", mark)) << "the last in-sync mirror stays";
 
     ASSERT_TRUE(cluster.ds(frozen).signal(SIGCONT));
+    ASSERT_TRUE(cluster.ds(other).signal(SIGCONT));
     const auto fresh = pattern(40000, 10);
     EXPECT_TRUE(eventually(
         [&] { return client.write(f.fh, 0, fresh, Nfs3Stable::FileSync).status == Nfs3Status::Ok; },
@@ -220,6 +198,6 @@ TEST(MdsFailures, WriteFailsWhenAMirrorFailsAndReadFallsBack) {
         << "writes never worked again after SIGCONT";
     EXPECT_EQ(read_all(client, f.fh, 0, fresh.size()), fresh);
     for (const auto& df : placed)
-        EXPECT_EQ(read_whole(df.path), fresh) << df.path;
+        EXPECT_TRUE(eventually([&] { return read_whole(df.path) == fresh; }, 30s)) << df.path;
     expect_mds_without_errors(cluster);
 }

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <initializer_list>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -42,6 +43,14 @@ struct MdsSettings {
 inline MdsSettings with_mirrors(unsigned mirrors) {
     MdsSettings s;
     s.mirrors = mirrors;
+    return s;
+}
+
+// Mirrors = 2 and DS_IO_Timeout = 1 s: failure scenarios that wait out a frozen data server.
+inline MdsSettings fast_failures() {
+    MdsSettings s;
+    s.mirrors = 2;
+    s.io_timeout_ms = 1000;
     return s;
 }
 
@@ -187,6 +196,33 @@ inline Created create_file(Nfs3Client& client, const std::string& name) {
         out.fileid = c.attr->fileid;
     EXPECT_FALSE(out.fh.empty()) << "CREATE " << name << " returned no filehandle";
     return out;
+}
+
+// The MDS's log names a data server as "ds <Id> (<address>:<path>)"; Id = index + 1.
+inline std::string ds_label(Cluster& c, unsigned index) {
+    return "ds " + std::to_string(index + 1) + " (" + c.ds_info().at(index).address + ":";
+}
+
+// Waits until, after log offset `from`, a line of the MDS's log names data server `index`
+// with one of `transitions` ("-> Up", "-> Suspect", "-> Down").
+inline bool mds_logged_health(Cluster& c, unsigned index,
+                              std::initializer_list<const char*> transitions, std::size_t from,
+                              std::chrono::milliseconds limit) {
+    const std::string who = ds_label(c, index);
+    return eventually(
+        [&] {
+            const std::string log = c.mds().log_text().substr(from);
+            for (std::size_t at = 0; (at = log.find(who, at)) != std::string::npos;) {
+                const std::size_t end = log.find('\n', at);
+                const std::string line = log.substr(at, end - at);
+                for (const char* t : transitions)
+                    if (line.find(t) != std::string::npos)
+                        return true;
+                at = end;
+            }
+            return false;
+        },
+        limit);
 }
 
 inline std::string joined(const std::vector<std::string>& lines) {

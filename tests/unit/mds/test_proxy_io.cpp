@@ -52,7 +52,7 @@ void test_failures_name_everything(void**) {
     const DataFileMap map = two_mirrors();
 
     const std::vector<std::uint8_t> data(10000, 0xab);
-    auto st = io.write(map, 0, data);
+    auto st = io.write(ObjectKey{}, map, 0, data);
     assert_false(st.ok());
     print_message("write: %s\n", st.message.c_str());
     assert_non_null(std::strstr(st.message.c_str(), "file 1234 mirror "));
@@ -69,7 +69,7 @@ void test_failures_name_everything(void**) {
     assert_true(r.data.empty());
     assert_int_equal(DataPathCounters::get(counters.proxy_read_errors), 1);
 
-    st = io.truncate(map, 0);
+    st = io.truncate(ObjectKey{}, map, 0);
     assert_false(st.ok());
     assert_non_null(
         std::strstr(st.message.c_str(), "file 1234 mirror 0 (data file ff-00000000000004d2-m0)"));
@@ -84,10 +84,10 @@ void test_failures_name_everything(void**) {
     DataFileMap bad_fh = map;
     bad_fh.files.resize(1);
     bad_fh.files[0].fh.assign(65, 0);
-    st = io.write(bad_fh, 0, data);
+    st = io.write(ObjectKey{}, bad_fh, 0, data);
     assert_non_null(std::strstr(st.message.c_str(), "not a valid NFSv3 filehandle"));
 
-    st = io.write(DataFileMap{}, 0, data);
+    st = io.write(ObjectKey{}, DataFileMap{}, 0, data);
     assert_non_null(std::strstr(st.message.c_str(), "has no data files"));
 }
 
