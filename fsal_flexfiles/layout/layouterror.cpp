@@ -11,7 +11,8 @@
 //     get them (counted); a current one means the data file's owner on the data server is
 //     wrong, and it is set back to the fencing ids (NFSv3 SETATTR, asynchronous).
 //   * anything else (NXIO, IO, DELAY for a timeout, ...): the data server is reported to
-//     the fleet (Up -> Suspect; only probes decide Down).
+//     the fleet (Up -> Suspect; only probes decide Down); for a WRITE or COMMIT the mirror
+//     there is marked stale unless it is the last one in sync (mds/stale_mirrors.hpp).
 // A device that is none of this export's data servers is counted and ignored: the answer
 // stays NFS4_OK (the client cannot do better with it, and RFC 7862 gives no error for it).
 // Nothing here waits for a data server, so the reply never waits for one either.

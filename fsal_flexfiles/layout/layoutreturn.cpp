@@ -15,7 +15,9 @@
 //       data file's owner on the data server is wrong: it is set back (NFSv3 SETATTR,
 //       asynchronous) and counted.
 //     * anything else: the data server is reported to the fleet (Up -> Suspect; only
-//       probes decide Down, so one client's report cannot evict a server).
+//       probes decide Down, so one client's report cannot evict a server). For a WRITE or
+//       COMMIT the mirror on that data server may now differ from the others: it is
+//       marked stale (mds/stale_mirrors.hpp) unless it is the last one in sync.
 //   fflr_iostats_report counted per export (ops and bytes read and written).
 // A body that does not decode fails the operation with NFS4ERR_BADXDR before anything is
 // disposed of.
@@ -132,6 +134,30 @@ void apply_report(Export& exp, Handle& handle, const std::shared_ptr<ExportLayou
     }
 }
 
+// A write the client could not make on one mirror may have reached the others: the mirrors
+// may differ now. That mirror is marked stale (mds/stale_mirrors.hpp) unless it is the last
+// in sync; the resilverer copies it back once the file's RW layouts are returned.
+void mark_missed_write(Export& exp, Handle& handle, const HeldLayout& layout, const IoError& err,
+                       const char* op) {
+    for (const mds::DataFile& df : layout.files.files) {
+        if (df.deviceid != err.deviceid)
+            continue;
+        const std::string reason = std::string(op) + ": the client's " +
+                                   (err.opnum == NFS4_OP_WRITE ? "WRITE" : "COMMIT") +
+                                   " failed with status " + std::to_string(err.status);
+        std::string error;
+        if (mds_access::mark_mirror_stale(exp, handle, df.mirror, reason, error))
+            LogWarn(COMPONENT_PNFS,
+                    "%s: file %" PRIu64 ": mirror %u (data file %s) missed a client's write "
+                    "(%s); marked stale until resilvered",
+                    exp.label().c_str(), handle.fileid, df.mirror, df.name.c_str(), reason.c_str());
+        else
+            LogEvent(COMPONENT_PNFS, "%s: file %" PRIu64 ": mirror %u not marked stale: %s",
+                     exp.label().c_str(), handle.fileid, df.mirror, error.c_str());
+        return; // one data file per device in a layout (distinct data servers per mirror)
+    }
+}
+
 } // namespace
 
 void apply_ds_error(Export& exp, Handle& handle, const std::shared_ptr<ExportLayouts>& state,
@@ -153,6 +179,8 @@ void apply_ds_error(Export& exp, Handle& handle, const std::shared_ptr<ExportLay
         return;
     if (auto ds = fleet->find(*ds_id))
         ds->report_error(error_kind(err.status));
+    if (layout != nullptr && (err.opnum == NFS4_OP_WRITE || err.opnum == NFS4_OP_COMMIT))
+        mark_missed_write(exp, handle, *layout, err, op);
 }
 
 nfsstat4 layoutreturn(fsal_obj_handle* obj_hdl, XDR* lrf_body,

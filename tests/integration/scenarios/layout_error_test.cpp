@@ -102,6 +102,40 @@ TEST_F(LayoutError, NxioMarksTheDataServerSuspect) {
     EXPECT_EQ(layoutcommit(*session_, file_.fh, layout_.stateid, std::nullopt).status, kOk);
 }
 
+// A WRITE the client could not make on one mirror may have reached the other: that mirror
+// is marked stale (left out of new layouts), never the last one in sync, and once the RW
+// layout is returned the resilverer copies the other mirror over it.
+TEST_F(LayoutError, AFailedWriteMarksTheMirrorStaleUntilResilvered) {
+    const std::size_t mark = cluster_->mds().log_offset();
+    EXPECT_EQ(
+        layouterror(layout_.stateid, {device_error(layout_.mirrors[0][0].deviceid, NFS4ERR_NXIO)}),
+        kOk);
+    EXPECT_TRUE(mds_logged(mark, {"mirror 0", "missed a client's write", "marked stale"}));
+    EXPECT_EQ(
+        layouterror(layout_.stateid, {device_error(layout_.mirrors[1][0].deviceid, NFS4ERR_IO)}),
+        kOk);
+    EXPECT_TRUE(mds_logged(mark, {"mirror 1 not marked stale", "no in-sync mirror"}));
+    // A READ error says nothing about the mirrors' contents.
+    EXPECT_EQ(layouterror(layout_.stateid,
+                          {device_error(layout_.mirrors[1][0].deviceid, NFS4ERR_IO, NFS4_OP_READ)}),
+              kOk);
+
+    auto reader = open_session();
+    OpenFile theirs = open_path(*reader, "/ff/data", {});
+    const Layout r = must_layoutget(*reader, theirs.fh, theirs.stateid, LAYOUTIOMODE4_READ);
+    ASSERT_EQ(r.mirrors.size(), 1u) << "the stale mirror is left out";
+    EXPECT_EQ(r.mirrors[0][0].deviceid, layout_.mirrors[1][0].deviceid);
+    close_file(*reader, theirs);
+    EXPECT_FALSE(mds_logged(mark, {"in sync again"})) << "resilvered under an RW layout";
+
+    close_file(*session_, file_); // return-on-close: the RW layout goes
+    EXPECT_TRUE(eventually(
+        [&] {
+            return mds_logged(mark, {"mirror 0", "in sync again"});
+        },
+        std::chrono::seconds(15)));
+}
+
 // NFS4ERR_ACCESS while the layout carries the file's current synthetic owner: the data
 // file's owner was changed behind the MDS's back, and the MDS sets it back (NFSv3 SETATTR),
 // which NFSv3 GETATTR on the data server shows.

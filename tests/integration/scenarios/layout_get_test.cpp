@@ -197,6 +197,7 @@ TEST_F(LayoutGet, LayoutReturnTakesAnErrorAndStatsReport) {
               std::optional<std::uint32_t>(NFS4_OK))
         << "the refused return left the layout in place";
 
+    const std::size_t mark = cluster_->mds().log_offset();
     const auto body = ff_layoutreturn_body({{dev0, NFS4ERR_NXIO}}, {{dev1, 4096}});
     const ReturnResult r = layoutreturn(*session_, file_.fh, l.stateid, body);
     ASSERT_EQ(r.status, std::optional<std::uint32_t>(NFS4_OK));
@@ -205,7 +206,14 @@ TEST_F(LayoutGet, LayoutReturnTakesAnErrorAndStatsReport) {
     EXPECT_EQ(layoutcommit(*session_, file_.fh, l.stateid, std::nullopt).status,
               std::optional<std::uint32_t>(NFS4ERR_BAD_STATEID));
 
-    // A new layout is granted afterwards, with a new stateid.
+    // The WRITE that failed on mirror 0 may have reached mirror 1: mirror 0 is stale until
+    // the resilverer has copied mirror 1 over it (no RW layout is out any more).
+    EXPECT_TRUE(cluster_->mds().log_contains("mirror 0 (data file ", mark));
+    EXPECT_TRUE(cluster_->mds().log_contains("missed a client's write (LAYOUTRETURN", mark));
+    EXPECT_TRUE(eventually([&] { return cluster_->mds().log_contains("in sync again", mark); },
+                           std::chrono::seconds(15)));
+
+    // A new layout is granted afterwards, with a new stateid and both mirrors.
     const Layout again = must_layoutget(*session_, file_.fh, file_.stateid, LAYOUTIOMODE4_RW);
     EXPECT_EQ(again.mirrors.size(), 2u);
 }
