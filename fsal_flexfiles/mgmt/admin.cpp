@@ -89,6 +89,7 @@ Result list_data_servers(Export& exp, std::vector<DataServerRow>& rows) {
         r.deviceid = fleet::deviceid_hex(ds->deviceid());
         if (auto it = usage.value.find(ds->id()); it != usage.value.end()) {
             r.data_files = it->second.data_files;
+            r.stale_data_files = it->second.stale_data_files;
             r.creates_pending = it->second.creates_pending;
             r.removals_pending = it->second.removals_pending;
         }
@@ -184,6 +185,9 @@ Counters stats(Export& exp) {
     add("data_path.proxy_commit_errors", D::get(d.proxy_commit_errors));
     add("data_path.truncates", D::get(d.truncates));
     add("data_path.truncate_errors", D::get(d.truncate_errors));
+    add("data_path.degraded_writes", D::get(d.degraded_writes));
+    add("data_path.mirrors_marked_stale", D::get(d.mirrors_marked_stale));
+    add("data_path.stale_mirror_errors", D::get(d.stale_mirror_errors));
 
     const mds::ReaperCounters r = exp.reaper().counters();
     add("reaper.attempts", r.attempts);
@@ -193,6 +197,14 @@ Counters stats(Export& exp) {
     add("reaper.failures", r.failures);
     add("reaper.retried_ok", r.retried_ok);
     add("reaper.store_errors", r.store_errors);
+
+    const mds::ResilverCounters rs = exp.resilverer().counters();
+    add("resilver.stale_mirrors", exp.stale_mirrors().count());
+    add("resilver.attempts", rs.attempts);
+    add("resilver.resilvered", rs.resilvered);
+    add("resilver.restarts", rs.restarts);
+    add("resilver.failures", rs.failures);
+    add("resilver.bytes_copied", rs.bytes_copied);
 
     for (const auto& [name, value] : layout::layout_counters(exp))
         add(std::string("layout.") + name, value);

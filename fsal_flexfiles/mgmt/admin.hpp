@@ -49,6 +49,7 @@ struct DataServerRow {
     std::string connection; // "connecting", "connected", "backoff", "stopped"
     std::string deviceid;   // 32 hex digits
     std::uint64_t data_files = 0;
+    std::uint64_t stale_data_files = 0; // of data_files: stale mirrors waiting to be resilvered
     std::uint64_t creates_pending = 0;
     std::uint64_t removals_pending = 0;
     std::uint64_t requests = 0;

@@ -189,6 +189,7 @@ void append_data_servers(DBusMessageIter* it, const std::vector<DataServerRow>& 
         dict_string(&dict, "connection", r.connection);
         dict_string(&dict, "deviceid", r.deviceid);
         dict_u64(&dict, "data_files", r.data_files);
+        dict_u64(&dict, "stale_data_files", r.stale_data_files);
         dict_u64(&dict, "creates_pending", r.creates_pending);
         dict_u64(&dict, "removals_pending", r.removals_pending);
         dict_u64(&dict, "requests", r.requests);
