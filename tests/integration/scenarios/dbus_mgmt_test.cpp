@@ -237,6 +237,12 @@ TEST_F(DbusMgmt, ListShowsThreeUpDataServersAndStatsCountLayoutWcc) {
     EXPECT_EQ(after.at("data_path.files_placed"), before.at("data_path.files_placed") + 1);
     EXPECT_EQ(after.at("layout.layoutgets_rw"), before.at("layout.layoutgets_rw") + 1);
     EXPECT_EQ(total_files(list()), 1u);
+    // Every mirror took every write: nothing stale, nothing to resilver.
+    EXPECT_EQ(after.at("data_path.degraded_writes"), 0u);
+    EXPECT_EQ(after.at("resilver.stale_mirrors"), 0u);
+    EXPECT_EQ(after.at("resilver.resilvered"), 0u);
+    const fh::CommandResult listed = cli({"list"});
+    EXPECT_NE(listed.output.find("STALE"), std::string::npos) << listed.output;
 
     // The table form lists the same counters.
     const fh::CommandResult table = cli({"stats"});
