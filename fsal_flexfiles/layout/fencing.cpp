@@ -70,7 +70,7 @@ void recall_issued(void* arg, int status) {
         bump(task->state->counters.recalls_failed);
         LogWarn(COMPONENT_PNFS,
                 "FLEXFILES file %" PRIu64 ": CB_LAYOUTRECALL could not be sent (state status "
-                "%d); the fenced clients learn it from NFS3ERR_ACCES",
+                "%d); the holders keep their layouts until they return them",
                 task->file, status);
     }
     ff_layout_export_put(task->export_ref);
@@ -126,19 +126,19 @@ std::pair<mds::DataFileMap, unsigned> fence_data_files(Export& exp, const mds::D
     return {std::move(next), changed};
 }
 
-void queue_recall(Export& exp, Handle& handle, std::uint64_t opener,
+void queue_recall(Export& exp, const mds::ObjectKey& key, std::uint64_t file, std::uint64_t opener,
                   const std::shared_ptr<ExportLayouts>& state) {
-    if (exp.up_ops == nullptr || handle.key.empty())
+    if (exp.up_ops == nullptr || key.empty())
         return;
     auto task = std::make_unique<RecallTask>();
     task->export_ref = ff_layout_ctx_export_get();
     if (task->export_ref == nullptr)
         return;
-    task->file = handle.fileid;
+    task->file = file;
     task->state = state;
     RecallTask* raw = task.release();
-    const int rc = ff_layout_async_recall(exp.up_ops, handle.key.data(), handle.key.size(), true,
-                                          opener, recall_issued, raw);
+    const int rc = ff_layout_async_recall(exp.up_ops, key.data(), key.size(), true, opener,
+                                          recall_issued, raw);
     if (rc != 0) {
         bump(state->counters.recalls_failed);
         LogWarn(COMPONENT_PNFS,
@@ -199,9 +199,25 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
                  "(owner now %u:%u), recalling their layouts",
                  exp.label().c_str(), file, opener, writers.size(), changed, next.files.size(),
                  next.files.front().fencing_uid, next.files.front().fencing_gid);
-        queue_recall(exp, handle, opener, state);
+        queue_recall(exp, handle.key, handle.fileid, opener, state);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": fencing failed: %s", handle.fileid,
+                e.what());
+    }
+}
+
+void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
+                    std::uint64_t except_client) noexcept {
+    try {
+        auto state = layouts_of(exp);
+        if (state->grants.holders(file_id, except_client, std::nullopt).empty())
+            return;
+        LogEvent(COMPONENT_PNFS,
+                 "%s file %" PRIu64 ": a mirror went stale, recalling the file's layouts",
+                 exp.label().c_str(), file_id);
+        queue_recall(exp, key, file_id, except_client, state);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": layout recall failed: %s", file_id,
                 e.what());
     }
 }

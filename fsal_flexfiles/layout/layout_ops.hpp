@@ -8,6 +8,7 @@
 
 #include "ganesha/ganesha.hpp"
 #include "mds/data_files.hpp"
+#include "mds/layout_store.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -35,6 +36,13 @@ void init_layout_obj_ops(fsal_obj_ops& ops) noexcept;
 // layouts (see fencing.cpp).
 void on_open(Export& exp, Handle& handle, struct state_t* open_state,
              fsal_openflags_t openflags) noexcept;
+
+// CB_LAYOUTRECALL (clora_changed, queued, never waited for) of every layout of the file
+// (layout-store key, fileid) held by any client but `except_client` (0: none): a mirror
+// of it went stale, and layouts granted before name it (mds/stale_mirrors.hpp). Nothing
+// when no layout is out. Needs op_ctx's export (called from FSAL operations).
+void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
+                    std::uint64_t except_client) noexcept;
 
 // The export's release calls this: drops layout/'s per-export state.
 void forget_export(const Export& exp) noexcept;

@@ -146,7 +146,7 @@ void mark_missed_write(Export& exp, Handle& handle, const HeldLayout& layout, co
                                    (err.opnum == NFS4_OP_WRITE ? "WRITE" : "COMMIT") +
                                    " failed with status " + std::to_string(err.status);
         std::string error;
-        if (mds_access::mark_mirror_stale(exp, handle, df.mirror, reason, error))
+        if (mds_access::mark_mirror_stale(exp, handle, df.mirror, layout.client, reason, error))
             LogWarn(COMPONENT_PNFS,
                     "%s: file %" PRIu64 ": mirror %u (data file %s) missed a client's write "
                     "(%s); marked stale until resilvered",

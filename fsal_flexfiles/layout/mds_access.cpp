@@ -35,17 +35,17 @@ std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_
     }
 }
 
-bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, const std::string& reason,
-                       std::string& error) noexcept {
+bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::uint64_t reporter,
+                       const std::string& reason, std::string& error) noexcept {
     try {
         const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
         if (!exp.stale_ || !map) {
             error = "the file has no data files";
             return false;
         }
-        const mds::StoreStatus st =
-            exp.stale_->mark(handle.key, map->file_id,
-                             static_cast<std::uint32_t>(map->files.size()), {mirror}, reason);
+        const mds::StoreStatus st = exp.stale_->mark(handle.key, map->file_id,
+                                                     static_cast<std::uint32_t>(map->files.size()),
+                                                     {mirror}, reason, reporter);
         error = st.error;
         return st.ok();
     } catch (const std::exception& e) {

@@ -42,8 +42,9 @@ std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_
 
 // Marks the file's mirror stale (a client reports that its write to it failed). false with
 // `error` set when it was not marked: it is the last in-sync mirror, or the store failed.
-bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, const std::string& reason,
-                       std::string& error) noexcept;
+// `reporter`: the client whose report it is (its own layouts are not recalled).
+bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::uint64_t reporter,
+                       const std::string& reason, std::string& error) noexcept;
 
 // Replaces the file's map (in the layout store and wherever the handle keeps it), e.g.
 // with new fencing ids. false with `error` set when it could not be persisted.

@@ -155,7 +155,11 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
                  static_cast<unsigned long long>(pending.value));
         report_unconfigured_data_servers(exp, cfg);
 
-        exp.stale_ = std::make_unique<StaleMirrors>(exp.store());
+        exp.stale_ = std::make_unique<StaleMirrors>(
+            exp.store(),
+            [&exp](const ObjectKey& key, std::uint64_t file_id, std::uint64_t reporter) {
+                layout::recall_layouts(exp, key, file_id, reporter);
+            });
         if (auto st = exp.stale_->load(); !st.ok()) {
             LogCrit(COMPONENT_FSAL, "%s: %s; export refused", exp.label().c_str(),
                     st.error.c_str());

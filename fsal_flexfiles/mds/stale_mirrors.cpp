@@ -52,8 +52,20 @@ std::vector<StaleMirror> StaleMirrors::list() const {
 
 StoreStatus StaleMirrors::mark(const ObjectKey& key, std::uint64_t file_id,
                                std::uint32_t mirror_count,
-                               const std::vector<std::uint32_t>& mirrors,
-                               const std::string& reason) {
+                               const std::vector<std::uint32_t>& mirrors, const std::string& reason,
+                               std::uint64_t reporter) {
+    bool marked = false;
+    if (StoreStatus st = mark_locked(key, file_id, mirror_count, mirrors, reason, marked); !st.ok())
+        return st;
+    if (marked && on_marked_)
+        on_marked_(key, file_id, reporter);
+    return {};
+}
+
+StoreStatus StaleMirrors::mark_locked(const ObjectKey& key, std::uint64_t file_id,
+                                      std::uint32_t mirror_count,
+                                      const std::vector<std::uint32_t>& mirrors,
+                                      const std::string& reason, bool& marked) {
     std::lock_guard lk(mu_);
     Entry& e = files_[file_id];
     std::vector<std::uint32_t> fresh;
@@ -83,6 +95,7 @@ StoreStatus StaleMirrors::mark(const ObjectKey& key, std::uint64_t file_id,
               [](const StaleMirror& a, const StaleMirror& b) { return a.mirror < b.mirror; });
     e.epoch = next_epoch_++;
     recount();
+    marked = true;
     return {};
 }
 

@@ -31,6 +31,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -40,7 +41,14 @@ namespace flexfiles::mds {
 
 class StaleMirrors {
 public:
-    explicit StaleMirrors(LayoutStore& store) : store_(store) {}
+    // Called (outside the registry's lock) after mark() marked something: layouts granted
+    // before name the mirror, so the export recalls them, but not from `reporter` (the
+    // client whose report marked it, 0 for none: it knows).
+    using MarkedHook =
+        std::function<void(const ObjectKey& key, std::uint64_t file_id, std::uint64_t reporter)>;
+
+    explicit StaleMirrors(LayoutStore& store, MarkedHook on_marked = {})
+        : store_(store), on_marked_(std::move(on_marked)) {}
 
     // At start: the marks the store holds.
     StoreStatus load();
@@ -54,7 +62,8 @@ public:
     // Marks `mirrors` of the file (which has `mirror_count`) stale: in the store, then
     // here. Refused, with nothing marked, when no in-sync mirror would be left.
     StoreStatus mark(const ObjectKey& key, std::uint64_t file_id, std::uint32_t mirror_count,
-                     const std::vector<std::uint32_t>& mirrors, const std::string& reason);
+                     const std::vector<std::uint32_t>& mirrors, const std::string& reason,
+                     std::uint64_t reporter = 0);
 
     // A write or truncate through the MDS (RAII: see WriteBracket).
     void write_begin(std::uint64_t file_id);
@@ -80,10 +89,14 @@ private:
         std::uint32_t writers = 0;
         std::uint64_t epoch = 0;
     };
+    StoreStatus mark_locked(const ObjectKey& key, std::uint64_t file_id, std::uint32_t mirror_count,
+                            const std::vector<std::uint32_t>& mirrors, const std::string& reason,
+                            bool& marked);
     void erase_if_idle(std::unordered_map<std::uint64_t, Entry>::iterator it);
     void recount();
 
     LayoutStore& store_;
+    const MarkedHook on_marked_;
     mutable std::mutex mu_;
     std::unordered_map<std::uint64_t, Entry> files_; // files with marks or writes in flight
     std::uint64_t next_epoch_ = 1;                   // global, so an erased entry never repeats one

@@ -15,6 +15,7 @@
 #include "mds_test_support.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 using namespace mds_test;
 namespace lt = flexfiles::layout_test;
@@ -68,7 +69,8 @@ lt::SessionOptions session_to(GaneshaServer& mds) {
 
 } // namespace
 
-// The whole life of a stale mirror. While a client holds an RW layout the resilverer
+// The whole life of a stale mirror. Layouts granted before it went stale are recalled.
+// While a client holds an RW layout the resilverer
 // waits (the client may write the in-sync mirror behind the MDS's back), which keeps the
 // mirror stale with its data server Up: the window in which reads must still avoid it.
 TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
@@ -79,12 +81,18 @@ TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
     ASSERT_EQ(m.placed.size(), 2U);
     const unsigned away = m.placed[0].ds;
     auto session = lt::Session::open(session_to(mds));
+    std::atomic<int> recalls{0};
+    session->set_callback_handler([&](const nfs_cb_argop4& op, nfs_cb_resop4&) -> nfsstat4 {
+        if (op.argop != NFS4_OP_CB_LAYOUTRECALL)
+            return NFS4ERR_NOTSUPP;
+        ++recalls;
+        return NFS4_OK;
+    });
     lt::OpenFile before = lt::open_path(*session, "/export1/resilvered", {});
     const lt::Layout both =
         lt::must_layoutget(*session, before.fh, before.stateid, LAYOUTIOMODE4_READ);
     ASSERT_EQ(both.mirrors.size(), 2U);
     const auto in_sync_fh = both.mirrors[1][0].fh_vers[0];
-    lt::close_file(*session, before);
 
     const std::size_t mark = mds.log_offset();
     cluster.ds(away).stop();
@@ -93,6 +101,10 @@ TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
                                      ": mirror(s) 0 missed a WRITE the other mirror(s) took",
                                  mark));
     EXPECT_EQ(read_whole(m.placed[1].path), m.bytes) << "the in-sync mirror has every byte";
+    // The READ layout held since before names the stale mirror: it is recalled, once.
+    EXPECT_TRUE(eventually([&] { return recalls.load() > 0; }, 5s)) << "no CB_LAYOUTRECALL";
+    lt::close_file(*session, before);
+    EXPECT_EQ(recalls.load(), 1);
 
     lt::OpenOptions rw;
     rw.access = OPEN4_SHARE_ACCESS_BOTH;

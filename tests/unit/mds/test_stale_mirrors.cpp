@@ -172,6 +172,23 @@ void test_a_copy_counts_only_if_nothing_wrote_meanwhile(void**) {
     assert_true(store->stale_mirrors().value.empty());
 }
 
+void test_new_marks_call_the_hook(void**) {
+    auto store = open_ok(fresh_store("hook"));
+    assert_true(store->put(kKey, map_of(21, 3)).ok());
+    std::vector<std::uint64_t> called;
+    StaleMirrors stale(*store, [&](const ObjectKey& key, std::uint64_t file_id, std::uint64_t) {
+        assert_true(key == kKey);
+        called.push_back(file_id);
+    });
+    assert_true(stale.mark(kKey, 21, 3, {0}, "WRITE failed").ok());
+    assert_int_equal(called.size(), 1);
+    assert_true(stale.mark(kKey, 21, 3, {0}, "WRITE failed again").ok()); // nothing new
+    assert_false(stale.mark(kKey, 21, 3, {1, 2}, "all").ok());            // refused
+    assert_int_equal(called.size(), 1);
+    assert_true(stale.mark(kKey, 21, 3, {2}, "COMMIT failed").ok());
+    assert_int_equal(called.size(), 2);
+}
+
 void test_load_and_forget(void**) {
     const std::string path = fresh_store("load");
     {
@@ -204,6 +221,7 @@ int main() {
         cmocka_unit_test(test_a_version_1_store_is_upgraded),
         cmocka_unit_test(test_the_last_in_sync_mirror_is_never_marked),
         cmocka_unit_test(test_a_copy_counts_only_if_nothing_wrote_meanwhile),
+        cmocka_unit_test(test_new_marks_call_the_hook),
         cmocka_unit_test(test_load_and_forget),
     };
     const int failed = cmocka_run_group_tests(tests, nullptr, nullptr);
