@@ -270,7 +270,8 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         chain->offset = offset;
         chain->chunk = wsize(df.ds_id);
         chain->timeout = timeout_;
-        chain->cache = cache_;
+        // A stale mirror's attributes stay out of the merged view (stale_mirrors.hpp).
+        chain->cache = contains(stale, df.mirror) ? nullptr : cache_;
         chain->key = cache_key(map, df);
         chunks = std::max<std::size_t>(chunks, (buffer->size() + chain->chunk - 1) / chain->chunk);
         pending[i] = chain->done.get_future();
@@ -457,7 +458,7 @@ DsStatus ProxyIo::truncate(const ObjectKey& key, const DataFileMap& map, std::ui
                                                           "data-server client");
             } else {
                 auto r = pending[i].get();
-                if (r.ok()) {
+                if (r.ok() && !contains(stale, map.files[i].mirror)) {
                     wcc::TruncatedDataFile t;
                     t.slot = cache_key(map, map.files[i]).slot;
                     if (r.value.attrs) {

@@ -281,7 +281,8 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
 
         const ApplyOutcome out = apply_layout_wcc(
             exp->cache(), files, granted ? &granted->files : nullptr, entries, decode_with_ganesha,
-            authority, ApplyPolicy{exp->runtime().policy.trust_wcc()}, repair_tracker(), counters());
+            authority, ApplyPolicy{exp->runtime().policy.trust_wcc()}, repair_tracker(),
+            counters());
 
         if (out.status != BodyStatus::Ok) {
             LogInfo(COMPONENT_PNFS, "%s: LAYOUT_WCC for fileid %" PRIu64 ": %s: %s",
@@ -318,10 +319,13 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
 
 // Asks every data file of the map, single-flight per data file, until the deadline.
 fallback::FetchSummary fetch_data_attrs(Export& exp, const mds::DataFileMap& map) {
+    // Stale mirrors (mds/stale_mirrors.hpp) may hold an older size: not asked.
+    const std::vector<std::uint32_t> stale = exp.stale_mirrors().of(map.file_id);
     std::vector<fallback::GetattrTarget> targets;
     targets.reserve(map.files.size());
     for (std::size_t i = 0; i < map.files.size(); ++i)
-        targets.push_back(fallback::GetattrTarget{mds::cache_key(map, map.files[i]), i});
+        if (std::find(stale.begin(), stale.end(), map.files[i].mirror) == stale.end())
+            targets.push_back(fallback::GetattrTarget{mds::cache_key(map, map.files[i]), i});
 
     fleet::Fleet& fleet = exp.fleet();
     AttrCache* cache = &exp.cache();

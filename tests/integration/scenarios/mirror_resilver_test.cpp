@@ -122,6 +122,10 @@ TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
         [&] { return mds.log_contains("waiting for the file's RW layouts to be returned", mark); },
         10s));
     EXPECT_NE(read_whole(m.placed[0].path), m.bytes) << "copied while an RW layout was out";
+    // GETATTR (the RW layout makes the MDS ask the data servers) gives the in-sync size.
+    const auto got = client.getattr(m.file.fh);
+    ASSERT_EQ(got.status, Nfs3Status::Ok);
+    EXPECT_EQ(got.attr.size, m.bytes.size());
 
     lt::close_file(*session, held); // return-on-close: the RW layout goes
     EXPECT_TRUE(eventually([&] { return mds.log_contains("in sync again", mark); }, 30s))
