@@ -111,11 +111,13 @@ void Resilverer::pass() {
     }
     // Marks that are gone (resilvered elsewhere, file removed) take their state with them.
     const auto marks = stale_.list();
-    std::erase_if(backoff_, [&](const auto& kv) {
+    const auto gone = [&](const auto& kv) {
         return std::none_of(marks.begin(), marks.end(), [&](const StaleMirror& m) {
             return m.file_id == kv.first.first && m.mirror == kv.first.second;
         });
-    });
+    };
+    std::erase_if(backoff_, gone);
+    std::erase_if(waiting_logged_, gone);
 }
 
 ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) {

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+// The resilverer (fsal_flexfiles/mds/resilver.hpp) without data servers: when it must not
+// copy (an RW layout out, a write in flight, the stale mirror's data server not Up, no
+// in-sync source), it waits and says why; it copies nothing and clears nothing.
+#include "cmocka_cpp.h"
+#include "mds/resilver.hpp"
+#include "offline_fleet.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+
+using namespace flexfiles;
+using namespace flexfiles::mds;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+const ObjectKey kKey{0x42};
+
+DataFileMap two_mirrors() {
+    DataFileMap map;
+    map.file_id = 77;
+    for (std::uint32_t m = 0; m < 2; ++m) {
+        DataFile df;
+        df.mirror = m;
+        df.ds_id = m + 1;
+        df.deviceid = fleet::make_deviceid(df.ds_id);
+        df.fh = {9, 9, static_cast<std::uint8_t>(m)};
+        df.name = "ff-000000000000004d-m" + std::to_string(m);
+        map.files.push_back(df);
+    }
+    return map;
+}
+
+void test_waits_and_says_why(void**) {
+    const fs::path dir = fs::temp_directory_path() / ("ff-resilver-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    auto opened = LayoutStore::open((dir / "layouts.db").string());
+    assert_true(opened.ok());
+    LayoutStore& store = *opened.value;
+    assert_true(store.put(kKey, two_mirrors()).ok());
+    StaleMirrors stale(store);
+    assert_true(stale.mark(kKey, 77, 2, {0}, "WRITE failed").ok());
+
+    fleet::Fleet fleet;
+    assert_true(fleet.add(mds_test::offline_config(1)).ok());
+    assert_true(fleet.add(mds_test::offline_config(2)).ok());
+    assert_true(mds_test::wait_until([&] { return mds_test::all_unreachable(fleet); }, 3000ms));
+
+    bool rw_out = true;
+    ResilverHooks hooks;
+    hooks.rw_layout_outstanding = [&](std::uint64_t file) { return file == 77 && rw_out; };
+    Resilverer resilver(store, stale, fleet, hooks, ResilverSettings{}, {});
+    const StaleMirror mark = stale.list().at(0);
+    std::string why;
+
+    assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)),
+                     static_cast<int>(ResilverOutcome::waiting));
+    assert_non_null(std::strstr(why.c_str(), "file 77 mirror 0"));
+    assert_non_null(std::strstr(why.c_str(), "RW layouts to be returned"));
+
+    rw_out = false;
+    {
+        WriteBracket write(&stale, 77);
+        assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)),
+                         static_cast<int>(ResilverOutcome::waiting));
+        assert_non_null(std::strstr(why.c_str(), "writes in flight"));
+    }
+    assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)),
+                     static_cast<int>(ResilverOutcome::waiting));
+    assert_non_null(std::strstr(why.c_str(), "to be Up"));
+
+    // A mark of a file the store no longer has (removed meanwhile).
+    StaleMirror gone = mark;
+    gone.key = ObjectKey{0x43};
+    assert_int_equal(static_cast<int>(resilver.resilver(gone, &why)),
+                     static_cast<int>(ResilverOutcome::waiting));
+    assert_non_null(std::strstr(why.c_str(), "has no mirror 0 any more"));
+
+    const ResilverCounters c = resilver.counters();
+    assert_int_equal(c.attempts, 0);
+    assert_int_equal(c.resilvered, 0);
+    assert_int_equal(stale.count(), 1);
+    assert_int_equal(store.stale_mirrors().value.size(), 1);
+
+    // The thread starts and stops cleanly with the mark still waiting.
+    resilver.start();
+    resilver.kick();
+    std::this_thread::sleep_for(50ms);
+    resilver.stop();
+    assert_int_equal(stale.count(), 1);
+    fs::remove_all(dir);
+}
+
+} // namespace
+
+int main() {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_waits_and_says_why),
+    };
+    return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
