@@ -201,6 +201,10 @@ ProxyIo::ProxyIo(fleet::Fleet& fleet, wcc::AttrCache* cache, DataPathCounters& c
     : fleet_(fleet), cache_(cache), counters_(counters), sizes_(std::move(sizes)),
       timeout_(timeout), stale_(stale), log_(std::move(log)) {}
 
+std::vector<std::uint32_t> ProxyIo::stale_of(std::uint64_t file_id) const {
+    return stale_ != nullptr ? stale_->of(file_id) : std::vector<std::uint32_t>{};
+}
+
 void ProxyIo::set_io_sizes(std::uint64_t ds_id, std::optional<IoSizes> sizes) {
     std::unique_lock lk(sizes_mu_);
     if (sizes)
@@ -245,8 +249,7 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
                         std::span<const std::uint8_t> data) {
     DataPathCounters::add(counters_.proxy_writes);
     const WriteBracket bracket(stale_, map.file_id);
-    const std::vector<std::uint32_t> stale =
-        stale_ != nullptr ? stale_->of(map.file_id) : std::vector<std::uint32_t>{};
+    const std::vector<std::uint32_t> stale = stale_of(map.file_id);
     if (map.files.empty()) {
         DataPathCounters::add(counters_.proxy_write_errors);
         return DsStatus::error(DsErrc::invalid_argument,
@@ -312,8 +315,7 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset, std:
         return out;
     }
     // In-sync mirrors only (map.files indexes), healthiest first.
-    const std::vector<std::uint32_t> stale =
-        stale_ != nullptr ? stale_->of(map.file_id) : std::vector<std::uint32_t>{};
+    const std::vector<std::uint32_t> stale = stale_of(map.file_id);
     std::vector<std::size_t> in_sync;
     std::vector<fleet::Health> health;
     for (std::size_t i = 0; i < map.files.size(); ++i) {
@@ -393,8 +395,7 @@ DsStatus ProxyIo::commit(const DataFileMap& map, std::uint64_t offset, std::uint
     std::vector<std::future<fleet::DsResult<fleet::CommitResult>>> pending(map.files.size());
     const std::int64_t issued = wcc::monotonic_now_ns();
     // Stale mirrors took their writes FILE_SYNC or not at all: nothing to commit there.
-    const std::vector<std::uint32_t> stale =
-        stale_ != nullptr ? stale_->of(map.file_id) : std::vector<std::uint32_t>{};
+    const std::vector<std::uint32_t> stale = stale_of(map.file_id);
     for (std::size_t i = 0; i < map.files.size(); ++i) {
         targets.push_back(
             contains(stale, map.files[i].mirror) ? Target{} : resolve(fleet_, map, map.files[i]));
@@ -432,8 +433,7 @@ DsStatus ProxyIo::commit(const DataFileMap& map, std::uint64_t offset, std::uint
 DsStatus ProxyIo::truncate(const ObjectKey& key, const DataFileMap& map, std::uint64_t size) {
     DataPathCounters::add(counters_.truncates);
     const WriteBracket bracket(stale_, map.file_id);
-    const std::vector<std::uint32_t> stale =
-        stale_ != nullptr ? stale_->of(map.file_id) : std::vector<std::uint32_t>{};
+    const std::vector<std::uint32_t> stale = stale_of(map.file_id);
     std::vector<Target> targets;
     targets.reserve(map.files.size());
     std::vector<std::future<fleet::DsResult<fleet::SetattrResult>>> pending(map.files.size());

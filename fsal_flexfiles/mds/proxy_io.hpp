@@ -81,6 +81,9 @@ public:
                                                std::uint64_t rotation);
 
 private:
+    // The file's stale mirrors (none without a registry).
+    std::vector<std::uint32_t> stale_of(std::uint64_t file_id) const;
+
     fleet::Fleet& fleet_;
     wcc::AttrCache* cache_;
     DataPathCounters& counters_;
