@@ -50,10 +50,6 @@ void Resilverer::stop() {
     loop_.stop();
 }
 
-void Resilverer::kick() {
-    loop_.kick();
-}
-
 void Resilverer::log(fleet::LogLevel level, const std::string& message) const {
     if (!log_)
         return;

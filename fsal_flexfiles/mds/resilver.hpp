@@ -18,7 +18,7 @@
 // A failed attempt (an RPC error, a data server going away) is logged, counted and
 // retried after a backoff (initial, 2x, 4x ... capped).
 //
-// Threading: one thread per export, waking every `tick` or when kicked; one file at a
+// Threading: one thread per export, waking every `tick`; one file at a
 // time, one chunk at a time (resilvering is background work: it must not crowd out
 // clients' I/O on the data servers).
 #pragma once
@@ -72,7 +72,6 @@ public:
 
     void start();
     void stop();
-    void kick();
 
     // One attempt on every stale mirror that is due, on the caller's thread.
     void pass();

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <unistd.h>
 
 using namespace flexfiles;
@@ -52,7 +53,15 @@ void test_waits_and_says_why(void**) {
     bool rw_out = true;
     ResilverHooks hooks;
     hooks.rw_layout_outstanding = [&](std::uint64_t file) { return file == 77 && rw_out; };
-    Resilverer resilver(store, stale, fleet, hooks, ResilverSettings{}, {});
+    ResilverSettings settings;
+    settings.tick = 10ms;
+    std::mutex log_mu;
+    std::vector<std::string> logged;
+    Resilverer resilver(store, stale, fleet, hooks, settings,
+                        [&](fleet::LogLevel, std::string_view line) {
+                            std::lock_guard lk(log_mu);
+                            logged.emplace_back(line);
+                        });
     const StaleMirror mark = stale.list().at(0);
     std::string why;
 
@@ -85,11 +94,17 @@ void test_waits_and_says_why(void**) {
     assert_int_equal(stale.count(), 1);
     assert_int_equal(store.stale_mirrors().value.size(), 1);
 
-    // The thread starts and stops cleanly with the mark still waiting.
+    // The thread passes over the mark every tick, says once why it waits, and stops cleanly
+    // with the mark still waiting.
     resilver.start();
-    resilver.kick();
-    std::this_thread::sleep_for(50ms);
+    std::this_thread::sleep_for(200ms);
     resilver.stop();
+    {
+        std::lock_guard lk(log_mu);
+        assert_int_equal(logged.size(), 1);
+        assert_non_null(std::strstr(logged[0].c_str(), "resilver: file 77 mirror 0"));
+        assert_non_null(std::strstr(logged[0].c_str(), "to be Up"));
+    }
     assert_int_equal(stale.count(), 1);
     fs::remove_all(dir);
 }
