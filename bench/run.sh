@@ -67,7 +67,7 @@ cmake --build "$build" -j"$jobs" --target ff-bench-getattr bench_wcc_cache ff_rp
 
 e2e_bin="$build/bench/e2e/ff-bench-getattr"
 cache_bin="$build/bench/cache/bench_wcc_cache"
-rpcbind_fixture="$build/tests/integration/harness/ff_rpcbind_fixture"
+rpcbind_fixture="$build/testing/harness/ff_rpcbind_fixture"
 for b in "$e2e_bin" "$cache_bin" "$rpcbind_fixture"; do
     [ -x "$b" ] || { say "not built: $b"; exit 1; }
 done

@@ -9,6 +9,8 @@ function(ff_unit_test name)
     cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
     add_executable(${name} ${ARG_SOURCES})
     target_link_libraries(${name} PRIVATE PkgConfig::CMOCKA ${ARG_LIBS})
+    # cmocka_cpp.hpp: CMocka from C++ (tests/unit/support).
+    target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/tests/unit/support")
     add_test(NAME ${name} COMMAND ${name})
     set_tests_properties(${name} PROPERTIES LABELS unit TIMEOUT 120)
 endfunction()

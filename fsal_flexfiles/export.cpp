@@ -6,12 +6,12 @@
 // the pNFS MDS operations are this FSAL's own (see "pNFS MDS" below).
 #include "export.hpp"
 
+#include "data_path/data_path.hpp"
+#include "dbus/dbus_glue.h"
 #include "handle.hpp"
-#include "layout/layout_ops.hpp"
-#include "mds/fsal_data_path.hpp"
-#include "mgmt/dbus_glue.h"
-#include "module.hpp"
-#include "wcc/wcc_ops.hpp"
+#include "methods.hpp"
+#include "pnfs/layout_ops.hpp"
+#include "pnfs/layout_wcc.hpp"
 
 #include <string>
 #include <vector>
@@ -105,6 +105,9 @@ void release(fsal_export* exp_hdl) noexcept {
     fsal_module* sub_fsal = sub->fsal;
 
     mds::close_data_path(*exp);
+    if (const std::size_t left = exp->layouts().grants.size(); left != 0)
+        LogWarn(COMPONENT_PNFS, "%s: released with %zu layout segments recorded",
+                exp->label().c_str(), left);
     sub_call(exp, [&] { sub->exp_ops.release(sub); });
     fsal_put(sub_fsal); // the reference taken when the block was parsed
 
@@ -327,7 +330,7 @@ void init_export_ops(export_ops& ops) noexcept {
 
     // pNFS MDS: getdevicelist, fs_layouttypes (-> LAYOUT4_FLEX_FILES),
     // fs_layout_blocksize, fs_maximum_segments and fs_loc_body_size are this
-    // FSAL's, set here by layout/. Until then Ganesha's defaults answer: no
+    // FSAL's, set here by pnfs/. Until then Ganesha's defaults answer: no
     // layout types, so LAYOUTGET gets NFS4ERR_LAYOUTUNAVAILABLE.
 }
 
@@ -396,7 +399,7 @@ fsal_status_t create_export(fsal_module* fsal_hdl, void* parse_node, config_erro
         return status;
     }
 
-    // The dbus management interface (mgmt/), once per process, as soon as Ganesha's dbus
+    // The dbus management interface (dbus/), once per process, as soon as Ganesha's dbus
     // is up: not yet, since exports are created before dbus is initialised.
     ff_mgmt_dbus_start();
 
@@ -430,7 +433,7 @@ fsal_status_t update_export(fsal_module* fsal_hdl, void* parse_node, config_erro
         return fsalstat(ERR_FSAL_INVAL, EINVAL);
 
     // Changing the fleet or the layout parameters under clients that hold
-    // layouts needs recalls and fencing (mgmt/ will do that); until then a
+    // layouts needs recalls and fencing (dbus/ will do that); until then a
     // change needs the export removed and added again.
     Export* exp = Export::of(original);
     if (!(cfg == exp->settings)) {

@@ -4,17 +4,21 @@
 // uses to call into the sub-FSAL.
 #pragma once
 
-#include "config.hpp"
-#include "fleet/fleet.h"
+#include "cache/attr_cache.hpp"
+#include "cache/wcc_apply.hpp"
+#include "cache/wcc_counters.hpp"
+#include "fleet/fleet.hpp"
 #include "ganesha/ganesha.hpp"
+#include "layout/layout_state.hpp"
 #include "mds/counters.hpp"
-#include "mds/layout_store.hpp"
+#include "mds/ds_getattr.hpp"
 #include "mds/proxy_io.hpp"
 #include "mds/reaper.hpp"
 #include "mds/resilver.hpp"
-#include "mds/stale_mirrors.hpp"
-#include "mgmt/runtime.hpp"
-#include "wcc/attr_cache.h"
+#include "model/config.hpp"
+#include "model/runtime.hpp"
+#include "store/layout_store.hpp"
+#include "store/stale_mirrors.hpp"
 
 #include <memory>
 #include <string>
@@ -29,32 +33,47 @@ struct Export : fsal_export {
     // lock (update_export refuses to change it).
     const config::ExportConfig settings;
     const config::ExportConfig& config() const noexcept { return settings; }
-    // What an administrator changes at run time (mgmt/runtime.hpp): the WCC policy and
+    // What an administrator changes at run time (model/runtime.hpp): the WCC policy and
     // the data servers' blocks, starting as the configuration said.
     mgmt::Runtime& runtime() noexcept { return runtime_; }
     const mgmt::Runtime& runtime() const noexcept { return runtime_; }
 
-    // The data path (mds/fsal_data_path.hpp): built by create_export before the
+    // The data path (data_path/data_path.hpp): built by create_export before the
     // export serves anything, torn down by release(); in between every
     // accessor is valid and thread-safe.
     fleet::Fleet& fleet() noexcept { return *fleet_; }
     mds::LayoutStore& store() noexcept { return *store_; }
-    // One attribute cache per export (wcc/attr_cache.h).
+    // One attribute cache per export (cache/attr_cache.hpp).
     wcc::AttrCache& cache() noexcept { return *cache_; }
     mds::Reaper& reaper() noexcept { return *reaper_; }
     mds::ProxyIo& proxy() noexcept { return *proxy_; }
-    // Mirrors that missed a write, and what copies them back (mds/stale_mirrors.hpp).
+    // Mirrors that missed a write, and what copies them back (store/stale_mirrors.hpp).
     mds::StaleMirrors& stale_mirrors() noexcept { return *stale_; }
     mds::Resilverer& resilverer() noexcept { return *resilver_; }
     mds::DataPathCounters& counters() noexcept { return counters_; }
+    // The layouts this export granted (core/layout/layout_state.hpp).
+    layout::ExportLayouts& layouts() noexcept { return layouts_; }
+    const layout::ExportLayouts& layouts() const noexcept { return layouts_; }
+    // LAYOUT_WCC, GETATTR overlay and fallback counters (core/cache/wcc_counters.hpp).
+    wcc::WccCounters& wcc_counters() noexcept { return wcc_counters_; }
+    // Credential repairs in flight (one per data file) and the GETATTRs to the data
+    // servers in flight (single-flight per data file).
+    wcc::RepairTracker& repairs() noexcept { return repairs_; }
+    fallback::DsGetattrFlights& getattr_flights() noexcept { return getattr_flights_; }
     // "FLEXFILES export 1 (/export1)", for log lines.
     const std::string& label() const noexcept { return label_; }
 
     static Export* of(fsal_export* exp) noexcept { return static_cast<Export*>(exp); }
 
-    // Owned here, set up and torn down by mds/export_data_path.cpp (in this
+    // Owned here, set up and torn down by data_path/export_data_path.cpp (in this
     // order: store, stale marks, cache, fleet, proxy, reaper, resilverer; torn down in
     // reverse).
+    // Per-export tables the data path's completions (on the fleet's event threads) reach:
+    // declared first so they outlive it even if it were not torn down before the export.
+    layout::ExportLayouts layouts_;
+    wcc::WccCounters wcc_counters_;
+    wcc::RepairTracker repairs_;
+    fallback::DsGetattrFlights getattr_flights_;
     std::unique_ptr<mds::LayoutStore> store_;
     std::unique_ptr<mds::StaleMirrors> stale_;
     std::unique_ptr<wcc::AttrCache> cache_;
@@ -93,10 +112,5 @@ template <class Call> decltype(auto) sub_call(Export* exp, Call&& call) {
     ExportSwitch in_sub(exp != nullptr ? exp->sub_export : nullptr);
     return call();
 }
-
-fsal_status_t create_export(fsal_module* fsal_hdl, void* parse_node, config_error_type* err_type,
-                            const fsal_up_vector* up_ops) noexcept;
-fsal_status_t update_export(fsal_module* fsal_hdl, void* parse_node, config_error_type* err_type,
-                            fsal_export* original, fsal_module* updated_super) noexcept;
 
 } // namespace flexfiles

@@ -4,12 +4,12 @@
 // setattr, close. Opening and locking are the sub-FSAL's (the namespace
 // object carries the opens, share reservations and locks). A regular file's
 // bytes are not in its namespace object, which stays empty (size 0): they are
-// in its data files on the data servers (mds/fsal_data_path.hpp). So creating
+// in its data files on the data servers (data_path/data_path.hpp). So creating
 // a regular file places its data files, and read/write/commit and a size
 // change that reach the MDS (clients without a layout) go to the data files.
-#include "handle.hpp"
-#include "layout/layout_ops.hpp"
-#include "mds/fsal_data_path.hpp"
+#include "data_path/data_path.hpp"
+#include "methods.hpp"
+#include "pnfs/layout_ops.hpp"
 
 #include <cinttypes>
 #include <memory>

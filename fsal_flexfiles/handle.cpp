@@ -6,10 +6,11 @@
 // returns.
 #include "handle.hpp"
 
-#include "layout/layout_ops.hpp"
-#include "mds/fsal_data_path.hpp"
-#include "module.hpp"
-#include "wcc/wcc_ops.hpp"
+#include "data_path/data_path.hpp"
+#include "methods.hpp"
+#include "pnfs/getattr_overlay.hpp"
+#include "pnfs/layout_ops.hpp"
+#include "pnfs/layout_wcc.hpp"
 
 #include <cinttypes>
 
@@ -274,7 +275,7 @@ fsal_status_t unlink(fsal_obj_handle* dir_hdl, fsal_obj_handle* obj_hdl,
 
 // ---------------------------------------------------------------------------
 // Attributes and access. A regular file's namespace object holds no bytes:
-// size, space_used and the times come from its data files (wcc/).
+// size, space_used and the times come from its data files (pnfs/getattr_overlay.cpp).
 
 fsal_status_t getattrs(fsal_obj_handle* obj_hdl, fsal_attrlist* attrs_out) noexcept {
     Export* exp = current_export();
@@ -332,7 +333,7 @@ bool handle_cmp(fsal_obj_handle* obj_hdl1, fsal_obj_handle* obj_hdl2) noexcept {
 
 void init_handle_ops(fsal_obj_ops& ops) noexcept {
     ff_gsh_default_obj_ops_init(&ops);
-    // pNFS (layout/) and LAYOUT_WCC (wcc/) install their own object methods.
+    // pNFS and LAYOUT_WCC (pnfs/) install their own object methods.
     layout::init_layout_obj_ops(ops);
     wcc::init_wcc_obj_ops(ops);
 

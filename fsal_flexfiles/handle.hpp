@@ -7,8 +7,8 @@
 
 #include "export.hpp"
 #include "ganesha/ganesha.hpp"
-#include "mds/data_files.hpp"
-#include "mds/layout_store.hpp"
+#include "model/data_files.hpp"
+#include "store/layout_store.hpp"
 
 #include <memory>
 #include <mutex>
@@ -27,7 +27,7 @@ struct Handle : fsal_obj_handle {
     // A regular file's data files, one per mirror: loaded from the layout
     // store on first use and cached. nullptr for anything but a regular file,
     // and for a regular file without data files yet (see ensure in
-    // mds/fsal_data_path.hpp). Thread-safe; the map itself is immutable.
+    // data_path/data_path.hpp). Thread-safe; the map itself is immutable.
     std::shared_ptr<const mds::DataFileMap> data_files();
     // After the map changed in the store (placement, fencing): what later
     // data_files() calls return. nullptr: forget (the file was removed).
@@ -52,27 +52,5 @@ private:
 inline fsal_obj_handle* sub_of(fsal_obj_handle* obj) noexcept {
     return obj != nullptr ? Handle::of(obj)->sub : nullptr;
 }
-
-// Wraps a handle the sub-FSAL returned. On success *out is a new FLEXFILES
-// handle owning `sub`; on error *out is nullptr and a handle the sub-FSAL
-// returned anyway is released. Returns `status` unless wrapping failed.
-// `attrs`, when given, are the attributes the sub-FSAL returned with it: for a
-// regular file they get the data files' on top (overlay_file_attrs).
-fsal_status_t adopt(Export* exp, fsal_status_t status, fsal_obj_handle* sub, fsal_obj_handle** out,
-                    fsal_attrlist* attrs = nullptr) noexcept;
-
-// Attributes the sub-FSAL returned for a regular file describe its empty
-// namespace object: puts size, space_used and times of its data files on top
-// (wcc::overlay_data_attrs, as getattrs does), so that what MDCACHE caches
-// from a lookup, readdir or open is right and expires with WCC_Max_Age. Does
-// nothing for other objects, files without data files, or attributes with
-// ATTR_RDATTR_ERR.
-void overlay_file_attrs(Export* exp, Handle& handle, fsal_attrlist* attrs) noexcept;
-
-// Fill an object-operation table: everything (handle.cpp), which calls the
-// two others for their part.
-void init_handle_ops(fsal_obj_ops& ops) noexcept;
-void init_file_ops(fsal_obj_ops& ops) noexcept;
-void init_xattr_ops(fsal_obj_ops& ops) noexcept;
 
 } // namespace flexfiles

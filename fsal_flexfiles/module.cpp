@@ -2,12 +2,11 @@
 //
 // Registration of the FLEXFILES FSAL with Ganesha (libfsalflexfiles.so,
 // loaded for `FSAL { Name = FLEXFILES; }`) and the module-level operations.
-#include "module.hpp"
-#include "layout/layout_ops.hpp"
-#include "mgmt/dbus_glue.h"
-
+#include "dbus/dbus_glue.h"
 #include "export.hpp"
 #include "handle.hpp"
+#include "methods.hpp"
+#include "pnfs/layout_ops.hpp"
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 //
 // Extended attributes, both Ganesha's older by-id/by-name interface and the
 // NFSv4.2 xattr operations (RFC 8276): metadata, so the sub-FSAL's.
-#include "handle.hpp"
+#include "methods.hpp"
 
 namespace flexfiles {
 namespace {

@@ -19,7 +19,7 @@ cmake --build "$build" -j"$(nproc)" --target ff-demo ff_rpcbind_fixture
 # only that one afterwards.
 work=$(cd "$build" && pwd)/demo-work
 mkdir -p "$work"
-fixture="$build/tests/integration/harness/ff_rpcbind_fixture"
+fixture="$build/testing/harness/ff_rpcbind_fixture"
 "$fixture" start "$work/rpcbind.marker" >/dev/null
 trap '"$fixture" stop "$work/rpcbind.marker" >/dev/null' EXIT
 

@@ -21,7 +21,9 @@ fi
 packages=(
     # toolchain
     build-essential cmake pkgconf bison flex rsync patch git
-    # Ganesha 4.3 build dependencies (ENVIRONMENT.md)
+    # Ganesha 4.3's own build dependencies, for the configuration cmake/GaneshaBuild.cmake
+    # builds (system libntirpc, dbus, Kerberos, ID mapping, winbind, VFS, 9P); the same
+    # libraries as Build-Depends in packaging/debian/control
     libdbus-1-dev libnfsidmap-dev libwbclient-dev libntirpc-dev libkrb5-dev libblkid-dev
     libattr1-dev libacl1-dev liburcu-dev uuid-dev libcap-dev
     # our code, tests and tools
@@ -46,4 +48,12 @@ fi
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup-deps: installing ${missing[*]}"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Ganesha's VFS resolves each export's file system through /etc/mtab: a booted Debian has
+# it, a bare chroot or a minimal image may not (the data servers then fail with
+# "resolve_posix_filesystem ... No such file or directory"). Debian's own link.
+if [ ! -e /etc/mtab ] && [ ! -L /etc/mtab ]; then
+    echo "setup-deps: linking /etc/mtab to ../proc/self/mounts"
+    ln -s ../proc/self/mounts /etc/mtab
 fi

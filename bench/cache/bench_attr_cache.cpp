@@ -20,7 +20,7 @@
 //     for merged(), the call the GETATTR path (overlay_data_attrs) makes.
 // The direct-pointer yardstick uses urcu's inline read side, like attr_cache.cpp.
 #define _LGPL_SOURCE
-#include "wcc/attr_cache.h"
+#include "cache/attr_cache.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-3.0-or-later */
+// SPDX-License-Identifier: LGPL-3.0-or-later
 /*
  * Forwarders to Ganesha functions whose headers do not compile as C++
  * (see shim.h for why this is C and not a compatibility header).
@@ -11,66 +11,82 @@
 #include "gsh_config.h"
 #include "shim.h"
 
-void ff_gsh_obj_handle_init(struct fsal_obj_handle* obj, struct fsal_export* exp,
-                            object_file_type_t type) {
-    fsal_obj_handle_init(obj, exp, type);
+void ff_gsh_obj_handle_init(struct fsal_obj_handle *obj,
+			    struct fsal_export *exp, object_file_type_t type)
+{
+	fsal_obj_handle_init(obj, exp, type);
 }
 
-void ff_gsh_obj_handle_fini(struct fsal_obj_handle* obj) {
-    fsal_obj_handle_fini(obj);
+void ff_gsh_obj_handle_fini(struct fsal_obj_handle *obj)
+{
+	fsal_obj_handle_fini(obj);
 }
 
-void ff_gsh_default_obj_ops_init(struct fsal_obj_ops* ops) {
-    fsal_default_obj_ops_init(ops);
+void ff_gsh_default_obj_ops_init(struct fsal_obj_ops *ops)
+{
+	fsal_default_obj_ops_init(ops);
 }
 
-void ff_gsh_export_init(struct fsal_export* exp) {
-    fsal_export_init(exp);
+void ff_gsh_export_init(struct fsal_export *exp)
+{
+	fsal_export_init(exp);
 }
 
-void ff_gsh_export_stack(struct fsal_export* sub_export, struct fsal_export* super_export) {
-    fsal_export_stack(sub_export, super_export);
+void ff_gsh_export_stack(struct fsal_export *sub_export,
+			 struct fsal_export *super_export)
+{
+	fsal_export_stack(sub_export, super_export);
 }
 
-int ff_gsh_attach_export(struct fsal_module* fsal, struct fsal_export* exp) {
-    return fsal_attach_export(fsal, &exp->exports);
+int ff_gsh_attach_export(struct fsal_module *fsal, struct fsal_export *exp)
+{
+	return fsal_attach_export(fsal, &exp->exports);
 }
 
-void ff_gsh_detach_export(struct fsal_module* fsal, struct fsal_export* exp) {
-    fsal_detach_export(fsal, &exp->exports);
+void ff_gsh_detach_export(struct fsal_module *fsal, struct fsal_export *exp)
+{
+	fsal_detach_export(fsal, &exp->exports);
 }
 
-void ff_gsh_free_export_ops(struct fsal_export* exp) {
-    free_export_ops(exp);
+void ff_gsh_free_export_ops(struct fsal_export *exp)
+{
+	free_export_ops(exp);
 }
 
-fsal_status_t ff_gsh_update_export(struct fsal_module* fsal, void* parse_node,
-                                   struct config_error_type* err_type, struct fsal_export* original,
-                                   struct fsal_module* updated_super) {
-    return update_export(fsal, parse_node, err_type, original, updated_super);
+fsal_status_t ff_gsh_update_export(struct fsal_module *fsal, void *parse_node,
+				   struct config_error_type *err_type,
+				   struct fsal_export *original,
+				   struct fsal_module *updated_super)
+{
+	return update_export(fsal, parse_node, err_type, original,
+			     updated_super);
 }
 
-uint16_t ff_gsh_ctx_export_id(void) {
-    if (op_ctx == NULL || op_ctx->ctx_export == NULL)
-        return 0;
-    return op_ctx->ctx_export->export_id;
+uint16_t ff_gsh_ctx_export_id(void)
+{
+	if (op_ctx == NULL || op_ctx->ctx_export == NULL)
+		return 0;
+	return op_ctx->ctx_export->export_id;
 }
 
-const char* ff_gsh_ctx_export_path(void) {
-    const struct gsh_export* exp;
+const char *ff_gsh_ctx_export_path(void)
+{
+	const struct gsh_export *exp;
 
-    if (op_ctx == NULL || op_ctx->ctx_export == NULL)
-        return "(no export)";
-    exp = op_ctx->ctx_export;
-    if (exp->cfg_pseudopath != NULL)
-        return exp->cfg_pseudopath;
-    if (exp->cfg_fullpath != NULL)
-        return exp->cfg_fullpath;
-    return "(no path)";
+	if (op_ctx == NULL || op_ctx->ctx_export == NULL)
+		return "(no export)";
+	exp = op_ctx->ctx_export;
+	if (exp->cfg_pseudopath != NULL)
+		return exp->cfg_pseudopath;
+	if (exp->cfg_fullpath != NULL)
+		return exp->cfg_fullpath;
+	return "(no path)";
 }
 
-const char* ff_gsh_recovery_root(void) {
-    if (nfs_param.nfsv4_param.recov_root != NULL && nfs_param.nfsv4_param.recov_root[0] != '\0')
-        return nfs_param.nfsv4_param.recov_root;
-    return NFS_V4_RECOV_ROOT;
+const char *ff_gsh_recovery_root(void)
+{
+	if (nfs_param.nfsv4_param.recov_root != NULL &&
+	    nfs_param.nfsv4_param.recov_root[0] != '\0')
+		return nfs_param.nfsv4_param.recov_root;
+	return NFS_V4_RECOV_ROOT;
 }

@@ -36,25 +36,27 @@ extern "C" {
 #endif
 
 /* FSAL/fsal_commonlib.h */
-void ff_gsh_obj_handle_init(struct fsal_obj_handle* obj, struct fsal_export* exp,
-                            object_file_type_t type);
-void ff_gsh_obj_handle_fini(struct fsal_obj_handle* obj);
-void ff_gsh_default_obj_ops_init(struct fsal_obj_ops* ops);
-void ff_gsh_export_init(struct fsal_export* exp);
-void ff_gsh_export_stack(struct fsal_export* sub_export, struct fsal_export* super_export);
-int ff_gsh_attach_export(struct fsal_module* fsal, struct fsal_export* exp);
-void ff_gsh_detach_export(struct fsal_module* fsal, struct fsal_export* exp);
-void ff_gsh_free_export_ops(struct fsal_export* exp);
-fsal_status_t ff_gsh_update_export(struct fsal_module* fsal, void* parse_node,
-                                   struct config_error_type* err_type, struct fsal_export* original,
-                                   struct fsal_module* updated_super);
+void ff_gsh_obj_handle_init(struct fsal_obj_handle *obj,
+			    struct fsal_export *exp, object_file_type_t type);
+void ff_gsh_obj_handle_fini(struct fsal_obj_handle *obj);
+void ff_gsh_default_obj_ops_init(struct fsal_obj_ops *ops);
+void ff_gsh_export_init(struct fsal_export *exp);
+void ff_gsh_export_stack(struct fsal_export *sub_export,
+			 struct fsal_export *super_export);
+int ff_gsh_attach_export(struct fsal_module *fsal, struct fsal_export *exp);
+void ff_gsh_detach_export(struct fsal_module *fsal, struct fsal_export *exp);
+void ff_gsh_free_export_ops(struct fsal_export *exp);
+fsal_status_t ff_gsh_update_export(struct fsal_module *fsal, void *parse_node,
+				   struct config_error_type *err_type,
+				   struct fsal_export *original,
+				   struct fsal_module *updated_super);
 
 /* export_mgr.h: the Ganesha export op_ctx is working on (for log lines). */
 uint16_t ff_gsh_ctx_export_id(void);
-const char* ff_gsh_ctx_export_path(void);
+const char *ff_gsh_ctx_export_path(void);
 
 /* gsh_config.h: the NFSv4 RecoveryRoot (where this server keeps its state). */
-const char* ff_gsh_recovery_root(void);
+const char *ff_gsh_recovery_root(void);
 
 #ifdef __cplusplus
 }

@@ -65,16 +65,16 @@ TEST(Smoke, DataServersAnswerNfsv3CreateWriteGetattr) {
         const std::string name = "smoke-" + std::to_string(i);
         const auto data = pattern(4096 + 1000 * i, static_cast<std::uint8_t>(i));
         const auto created = client.create(client.root(), name, 0640);
-        ASSERT_EQ(created.status, Nfs3Status::Ok);
+        ASSERT_EQ(created.status, Nfs3Status::ok);
         ASSERT_TRUE(created.fh.has_value()) << "CREATE returned no filehandle";
 
-        const auto written = client.write(*created.fh, 0, data, Nfs3Stable::FileSync);
-        ASSERT_EQ(written.status, Nfs3Status::Ok);
+        const auto written = client.write(*created.fh, 0, data, Nfs3Stable::file_sync);
+        ASSERT_EQ(written.status, Nfs3Status::ok);
         EXPECT_EQ(written.count, data.size());
-        EXPECT_EQ(written.committed, Nfs3Stable::FileSync);
+        EXPECT_EQ(written.committed, Nfs3Stable::file_sync);
         ASSERT_TRUE(written.file_wcc.after.has_value()) << "WRITE reply has no post-op attributes";
         const Nfs3Attr& post = *written.file_wcc.after;
-        EXPECT_EQ(post.type, Nfs3Type::Reg);
+        EXPECT_EQ(post.type, Nfs3Type::reg);
         EXPECT_EQ(post.size, data.size());
         EXPECT_GE(post.used, data.size());
         EXPECT_EQ(post.mode & 07777, 0640U);
@@ -85,7 +85,7 @@ TEST(Smoke, DataServersAnswerNfsv3CreateWriteGetattr) {
         EXPECT_GE(post.ctime, post.mtime);
 
         const auto got = client.getattr(*created.fh);
-        ASSERT_EQ(got.status, Nfs3Status::Ok);
+        ASSERT_EQ(got.status, Nfs3Status::ok);
         EXPECT_EQ(got.attr, post) << "GETATTR disagrees with the WRITE reply";
 
         // The server wrote the file where its export says.
@@ -97,12 +97,12 @@ TEST(Smoke, DataServersAnswerNfsv3CreateWriteGetattr) {
         EXPECT_EQ(static_cast<std::uint32_t>(st.st_mtim.tv_sec), post.mtime.seconds);
 
         const auto read = client.read(*created.fh, 0, static_cast<std::uint32_t>(data.size() + 10));
-        ASSERT_EQ(read.status, Nfs3Status::Ok);
+        ASSERT_EQ(read.status, Nfs3Status::ok);
         EXPECT_EQ(read.data, data);
         EXPECT_TRUE(read.eof);
 
-        EXPECT_EQ(client.remove(client.root(), name).status, Nfs3Status::Ok);
-        EXPECT_EQ(client.lookup(client.root(), name).status, Nfs3Status::NoEnt);
+        EXPECT_EQ(client.remove(client.root(), name).status, Nfs3Status::ok);
+        EXPECT_EQ(client.lookup(client.root(), name).status, Nfs3Status::noent);
         EXPECT_FALSE(std::filesystem::exists(on_disk));
     }
     expect_no_errors(cluster);

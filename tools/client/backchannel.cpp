@@ -6,18 +6,11 @@
 #include "xdr_stream.hpp"
 
 #include <cstring>
+#include <rpc/rpc.h>
 
 namespace flexfiles::client {
 
 namespace {
-
-// RPC accept_stat values (RFC 5531).
-constexpr uint32_t kAcceptSuccess = 0;
-constexpr uint32_t kAcceptProgUnavail = 1;
-constexpr uint32_t kAcceptProgMismatch = 2;
-constexpr uint32_t kAcceptProcUnavail = 3;
-constexpr uint32_t kAcceptGarbageArgs = 4;
-constexpr uint32_t kAcceptSystemErr = 5;
 
 // Every CB_*4res starts with its nfsstat4, and the union sits right after resop.
 void set_status(nfs_cb_resop4& res, nfsstat4 status) {
@@ -72,29 +65,27 @@ nfsstat4 Backchannel::sequence(const CB_SEQUENCE4args& a, CB_SEQUENCE4resok& ok)
 std::optional<RpcCallReply> Backchannel::answer(const RpcCall& call) {
     if (call.prog != program_) {
         trace("<= CALL for program " + std::to_string(call.prog) + ": PROG_UNAVAIL");
-        return RpcCallReply{kAcceptProgUnavail, {}};
+        return RpcCallReply{PROG_UNAVAIL, {}};
     }
     if (call.vers != kCbVersion) {
         trace("<= CALL for callback version " + std::to_string(call.vers) + ": PROG_MISMATCH");
-        return RpcCallReply{kAcceptProgMismatch, xdr_encode(16, "mismatch_info", [](XDR* x) {
-                                return xdr_put_u32(x, kCbVersion) && xdr_put_u32(x, kCbVersion);
-                            })};
+        return RpcCallReply{PROG_MISMATCH, {}, kCbVersion, kCbVersion};
     }
     if (call.proc == kCbProcNull) {
         trace("<= CB_NULL");
         answered_++;
-        return RpcCallReply{kAcceptSuccess, {}};
+        return RpcCallReply{SUCCESS, {}};
     }
     if (call.proc != kCbProcCompound) {
         trace("<= callback procedure " + std::to_string(call.proc) + ": PROC_UNAVAIL");
-        return RpcCallReply{kAcceptProcUnavail, {}};
+        return RpcCallReply{PROC_UNAVAIL, {}};
     }
 
     CB_COMPOUND4args args;
     XdrDecoder d(call.args);
     if (!ff_xdr_decode_cb_compound_args(d.xdr(), &args)) {
         trace("<= CB_COMPOUND with undecodable arguments: GARBAGE_ARGS");
-        return RpcCallReply{kAcceptGarbageArgs, {}};
+        return RpcCallReply{GARBAGE_ARGS, {}};
     }
 
     std::vector<nfs_cb_resop4> results;
@@ -138,12 +129,12 @@ std::optional<RpcCallReply> Backchannel::answer(const RpcCall& call) {
     res.resarray.resarray_val = results.data();
     std::optional<RpcCallReply> reply;
     try {
-        reply = RpcCallReply{kAcceptSuccess, xdr_encode(1024, "CB_COMPOUND4res", [&](XDR* x) {
+        reply = RpcCallReply{SUCCESS, xdr_encode(1024, "CB_COMPOUND4res", [&](XDR* x) {
                                  return ff_xdr_encode_cb_compound_res(x, &res);
                              })};
     } catch (const XdrError& e) {
         line += std::string(" [") + e.what() + "]";
-        reply = RpcCallReply{kAcceptSystemErr, {}};
+        reply = RpcCallReply{SYSTEM_ERR, {}};
     }
     ff_xdr_free_cb_compound_args(&args);
     answered_++;

@@ -33,6 +33,9 @@
 
 namespace flexfiles::client {
 
+// The ONC RPC program of NFSv3 (nfs3.hpp) and NFSv4 (session.hpp) alike.
+constexpr uint32_t kNfsProgram = NFS4_PROGRAM;
+
 struct FileHandle {
     std::vector<char> bytes;
 

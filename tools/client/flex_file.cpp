@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "flex_file.hpp"
 
-#include "nfs4_names.hpp"
-#include "xdr_stream.hpp"
-
 #include <algorithm>
-#include <cstring>
 #include <deque>
 #include <tuple>
 
 namespace flexfiles::client {
 
 namespace {
-
-template <typename Enum> uint32_t enum_bits(const Enum& e) {
-    static_assert(sizeof(Enum) == sizeof(uint32_t));
-    uint32_t v;
-    std::memcpy(&v, &e, sizeof(v));
-    return v;
-}
 
 // a is at least as new as b.
 bool not_older(const nfs3::Fattr& a, const nfs3::Fattr& b) {
@@ -88,207 +77,13 @@ std::string IoOutcome::describe() const {
            f->outcome.describe();
 }
 
-// ---- PnfsClient ---------------------------------------------------------------------
-
-PnfsClient::PnfsClient(Session& session, PnfsOptions options)
-    : session_(session), options_(std::move(options)) {
-    if (!options_.trace) {
-        options_.trace = session_.options().trace;
-    }
-    // Both results are a bare status, which the Backchannel fills in.
-    session_.set_callback_handler(
-        [this](const nfs_cb_argop4& op, nfs_cb_resop4&) { return handle_callback(op); });
-}
-
-PnfsClient::~PnfsClient() {
-    // Backchannel::set_handler waits for a running handler (same mutex).
-    session_.set_callback_handler({});
-}
-
-void PnfsClient::trace(const std::string& line) const {
-    if (options_.trace) {
-        options_.trace(line);
-    }
-}
-
-FlexDeviceAddr PnfsClient::device(const DeviceId4& id) {
-    {
-        std::lock_guard lock(devices_mu_);
-        auto it = devices_.find(id);
-        if (it != devices_.end()) {
-            return it->second;
-        }
-    }
-    uint32_t maxcount = options_.getdeviceinfo_maxcount;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        Compound c;
-        c.getdeviceinfo(id, LAYOUT4_FLEX_FILES, maxcount);
-        CompoundResult r = session_.send(c);
-        getdeviceinfo_calls_++;
-        if (const auto min = r.getdeviceinfo_mincount(0); min && attempt == 0) {
-            maxcount = *min;
-            continue;
-        }
-        r.check("GETDEVICEINFO " + format_deviceid(id));
-        FlexDeviceAddr addr = decode_getdeviceinfo(r.getdeviceinfo(0));
-        std::lock_guard lock(devices_mu_);
-        devices_[id] = addr;
-        return addr;
-    }
-    throw NfsError(NFS4ERR_TOOSMALL, NFS4_OP_GETDEVICEINFO,
-                   "GETDEVICEINFO " + format_deviceid(id) + ": still NFS4ERR_TOOSMALL with " +
-                       std::to_string(maxcount) + " bytes");
-}
-
-void PnfsClient::forget_device(const DeviceId4& id) {
-    std::lock_guard lock(devices_mu_);
-    devices_.erase(id);
-}
-
-std::shared_ptr<nfs3::Client> PnfsClient::data_server(const UniversalAddress& address) {
-    const std::string key = address.host + ":" + std::to_string(address.port);
-    std::lock_guard lock(servers_mu_);
-    auto& slot = servers_[key];
-    if (!slot || !slot->is_open()) {
-        nfs3::ClientOptions o;
-        o.host = address.host;
-        o.port = address.port;
-        o.timeout = options_.ds_timeout;
-        o.connect_timeout = options_.ds_connect_timeout;
-        o.label = key;
-        o.trace = options_.trace;
-        slot = nfs3::Client::connect(std::move(o));
-    }
-    return slot;
-}
-
-nfsstat4 PnfsClient::handle_callback(const nfs_cb_argop4& op) {
-    std::vector<FileHandle> recalled;
-    const nfsstat4 status = recalls_.handle(op, recalled);
-    const uint32_t opnum = enum_bits(op.argop);
-    if (opnum == NFS4_OP_CB_LAYOUTRECALL || opnum == NFS4_OP_CB_RECALL_ANY) {
-        trace("<= " + cb_op_name(opnum) + ": " + std::to_string(recalled.size()) +
-              " layout(s) marked recalled, " + status_name(status));
-    }
-    if (options_.on_recall) {
-        for (const FileHandle& fh : recalled) {
-            options_.on_recall(fh);
-        }
-    }
-    return status;
-}
-
-// ---- LayoutRecallTable --------------------------------------------------------------
-
-std::shared_ptr<LayoutRecallTable::Entry> LayoutRecallTable::add(const FileHandle& fh) {
-    auto e = std::make_shared<Entry>();
-    e->fh = fh;
-    std::lock_guard lock(mu_);
-    entries_.push_back(e);
-    return e;
-}
-
-void LayoutRecallTable::remove(const std::shared_ptr<Entry>& e) {
-    std::lock_guard lock(mu_);
-    std::erase(entries_, e);
-}
-
-void LayoutRecallTable::set_layout(Entry& e, const stateid4& stateid, uint32_t iomode) {
-    std::lock_guard lock(mu_);
-    e.stateid = stateid;
-    e.iomode = iomode;
-    e.held = true;
-    e.recalled = false;
-}
-
-stateid4 LayoutRecallTable::stateid(const Entry& e) {
-    std::lock_guard lock(mu_);
-    return e.stateid;
-}
-
-void LayoutRecallTable::clear_layout(Entry& e) {
-    std::lock_guard lock(mu_);
-    e.held = false;
-    e.recalled = false;
-}
-
-nfsstat4 LayoutRecallTable::handle(const nfs_cb_argop4& op, std::vector<FileHandle>& recalled) {
-    switch (enum_bits(op.argop)) {
-    case NFS4_OP_CB_LAYOUTRECALL: {
-        const CB_LAYOUTRECALL4args& a = op.nfs_cb_argop4_u.opcblayoutrecall;
-        const uint32_t type = enum_bits(a.clora_type);
-        const uint32_t iomode = enum_bits(a.clora_iomode);
-        const uint32_t how = enum_bits(a.clora_recall.lor_recalltype);
-        layout_recalls_++;
-        if (type != LAYOUT4_FLEX_FILES ||
-            (how != LAYOUTRECALL4_FILE && how != LAYOUTRECALL4_FSID && how != LAYOUTRECALL4_ALL)) {
-            return NFS4ERR_NOMATCHING_LAYOUT;
-        }
-        std::lock_guard lock(mu_);
-        std::size_t matched = 0;
-        for (const auto& e : entries_) {
-            if (!e->held || (iomode != LAYOUTIOMODE4_ANY && iomode != e->iomode)) {
-                continue;
-            }
-            if (how == LAYOUTRECALL4_FILE) {
-                const layoutrecall_file4& r = a.clora_recall.layoutrecall4_u.lor_layout;
-                const bool same_fh = r.lor_fh.nfs_fh4_len == e->fh.bytes.size() &&
-                                     (r.lor_fh.nfs_fh4_len == 0 ||
-                                      std::memcmp(r.lor_fh.nfs_fh4_val, e->fh.bytes.data(),
-                                                  r.lor_fh.nfs_fh4_len) == 0);
-                const bool same_layout = std::memcmp(r.lor_stateid.other, e->stateid.other,
-                                                     sizeof(e->stateid.other)) == 0;
-                if (!same_fh || !same_layout) {
-                    continue;
-                }
-                // The server bumped the seqid for the recall: LAYOUTRETURN uses it.
-                if (r.lor_stateid.seqid > e->stateid.seqid) {
-                    e->stateid = r.lor_stateid;
-                }
-            }
-            e->recalled = true;
-            recalled.push_back(e->fh);
-            ++matched;
-        }
-        return matched ? NFS4_OK : NFS4ERR_NOMATCHING_LAYOUT;
-    }
-    case NFS4_OP_CB_RECALL_ANY: {
-        const CB_RECALL_ANY4args& a = op.nfs_cb_argop4_u.opcbrecall_any;
-        recall_any_++;
-        const uint32_t ff_bits =
-            (1u << RCA4_TYPE_MASK_FF_LAYOUT_MIN) | (1u << RCA4_TYPE_MASK_FF_LAYOUT_MAX);
-        if (a.craa_type_mask.bitmap4_len == 0 || (a.craa_type_mask.map[0] & ff_bits) == 0) {
-            return NFS4_OK;
-        }
-        std::lock_guard lock(mu_);
-        std::size_t held = 0;
-        for (const auto& e : entries_) {
-            held += (e->held && !e->recalled) ? 1 : 0;
-        }
-        for (const auto& e : entries_) {
-            if (held <= a.craa_objects_to_keep) {
-                break;
-            }
-            if (e->held && !e->recalled) {
-                e->recalled = true;
-                recalled.push_back(e->fh);
-                --held;
-            }
-        }
-        return NFS4_OK;
-    }
-    default:
-        return NFS4ERR_NOTSUPP;
-    }
-}
-
 // ---- FlexFile: open, layout ---------------------------------------------------------
 
 FlexFile::FlexFile(PnfsClient& client, OpenFile file)
-    : client_(client), file_(std::move(file)), recall_(client_.recalls_.add(file_.fh)) {}
+    : client_(client), file_(std::move(file)), recall_(client_.recalls().add(file_.fh)) {}
 
 FlexFile::~FlexFile() {
-    client_.recalls_.remove(recall_);
+    client_.recalls().remove(recall_);
 }
 
 std::unique_ptr<FlexFile> FlexFile::open(PnfsClient& client, std::string_view path,
@@ -367,7 +162,7 @@ uint32_t FlexFile::layoutget(uint32_t iomode) {
     if (!layout_) {
         layout_since_ = std::chrono::steady_clock::now();
     }
-    client_.recalls_.set_layout(*recall_, layout.stateid, layout.iomode);
+    client_.recalls().set_layout(*recall_, layout.stateid, layout.iomode);
     layout_ = std::move(layout);
     files_ = std::move(files);
     return NFS4_OK;
@@ -798,14 +593,14 @@ uint32_t FlexFile::layouterror() {
 void FlexFile::layoutreturn(bool with_stats) {
     layout(); // throws without one
     LayoutReturnArgs a;
-    a.stateid = client_.recalls_.stateid(*recall_); // the recall's, after a FILE recall
+    a.stateid = client_.recalls().stateid(*recall_); // the recall's, after a FILE recall
     a.iomode = LAYOUTIOMODE4_ANY;
     a.body = encode_ff_layoutreturn4(return_report(with_stats), client_.options().iostats_counts);
     Compound c;
     c.putfh(file_.fh).layoutreturn(a);
     CompoundResult r = client_.session().send(c);
     r.check("layoutreturn " + file_.path);
-    client_.recalls_.clear_layout(*recall_);
+    client_.recalls().clear_layout(*recall_);
     layout_.reset();
     errors_.clear();
 }
@@ -816,7 +611,7 @@ void FlexFile::close() {
     }
     close_file(client_.session(), file_);
     open_ = false;
-    client_.recalls_.clear_layout(*recall_);
+    client_.recalls().clear_layout(*recall_);
     layout_.reset(); // return-on-close, or no longer usable without an open
 }
 

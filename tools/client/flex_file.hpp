@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
-// The pNFS flexible-files client (RFC 8435 + RFC 9766) on top of a Session.
+// A file through a pNFS flexible-files layout (RFC 8435 + RFC 9766), on a PnfsClient
+// (pnfs_client.hpp: devices, data-server connections, recalls).
 //
-//   PnfsClient pnfs(*session);                        // device cache, DS connections, recalls
+//   PnfsClient pnfs(*session);
 //   auto f = FlexFile::open(pnfs, "/ff/data", {.create = true});
 //   f->layoutget(LAYOUTIOMODE4_RW);                   // + GETDEVICEINFO per device (cached)
 //   f->write(0, bytes);                               // NFSv3 WRITE to every mirror at once
@@ -18,11 +19,9 @@
 // ff_data_server_wcc4 per data file (its deviceid, stateid and filehandles from the
 // layout). A data file the client has no attributes for is sent with an empty mask.
 //
-// Recalls: PnfsClient answers CB_LAYOUTRECALL on the session's backchannel (NFS4_OK and
-// the layout marked recalled when it matches a held layout, else
-// NFS4ERR_NOMATCHING_LAYOUT) and CB_RECALL_ANY (NFS4_OK; flex-files layouts over the
-// number to keep are marked recalled). The owner sees FlexFile::recalled() and returns the
-// layout; I/O through a recalled layout throws LayoutRecalled.
+// Recalls: a FlexFile registers its layout with the PnfsClient's LayoutRecallTable, which
+// the backchannel marks. The owner sees FlexFile::recalled() and returns the layout; I/O
+// through a recalled layout throws LayoutRecalled.
 //
 // One data server per mirror, as the Linux client: a layout whose mirror stripes over
 // several data servers decodes, but I/O through it throws std::runtime_error.
@@ -32,14 +31,10 @@
 #include "flex_layout.hpp"
 #include "layout_wcc.hpp"
 #include "nfs3.hpp"
-#include "session.hpp"
+#include "pnfs_client.hpp"
 
-#include <atomic>
 #include <chrono>
-#include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -47,23 +42,6 @@
 #include <vector>
 
 namespace flexfiles::client {
-
-class FlexFile;
-
-struct PnfsOptions {
-    std::chrono::milliseconds ds_timeout{10000}; // per NFSv3 call
-    std::chrono::milliseconds ds_connect_timeout{5000};
-    uint32_t io_size = 1u << 20;   // NFSv3 READ/WRITE size, capped by rsize/wsize
-    unsigned chunks_in_flight = 4; // per data file
-    uint32_t layoutget_maxcount = 64u << 10;
-    uint32_t getdeviceinfo_maxcount = 4096;
-    // How ff_iostats4 counts are encoded in LAYOUTRETURN (see flex_layout.hpp).
-    IoInfoCount iostats_counts = IoInfoCount::rfc7862_u64;
-    // Trace lines of the NFSv3 calls; empty: the session's trace.
-    std::function<void(const std::string&)> trace;
-    // Called on the receive thread when a held layout is recalled (must not block).
-    std::function<void(const FileHandle&)> on_recall;
-};
 
 // A data server I/O failed: an NFSv3 error or an RPC failure.
 class DataServerError : public std::runtime_error {
@@ -82,82 +60,6 @@ private:
 class LayoutRecalled : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
-};
-
-// The layouts a client holds, as the server's recalls see them: CB_LAYOUTRECALL matches a
-// held flex-files layout by iomode and (FILE) filehandle and layout stateid, or (FSID,
-// ALL) every held layout; CB_RECALL_ANY with a flex-files bit in its mask recalls the
-// layouts beyond the number to keep. Matching layouts are marked recalled; nothing is sent
-// from here (callbacks run on the receive thread).
-class LayoutRecallTable {
-public:
-    struct Entry {
-        FileHandle fh;
-        stateid4 stateid{}; // the layout stateid while held (a FILE recall's lor_stateid
-                            // replaces it: RFC 8881 section 18.44.3 returns with that one)
-        uint32_t iomode = 0;
-        bool held = false;
-        std::atomic<bool> recalled{false};
-    };
-
-    std::shared_ptr<Entry> add(const FileHandle& fh);
-    void remove(const std::shared_ptr<Entry>& e);
-    void set_layout(Entry& e, const stateid4& stateid, uint32_t iomode);
-    void clear_layout(Entry& e);
-    stateid4 stateid(const Entry& e); // under the table's lock
-
-    // The status for CB_LAYOUTRECALL / CB_RECALL_ANY (NFS4ERR_NOTSUPP for other ops);
-    // appends the filehandles of the layouts it marked recalled.
-    nfsstat4 handle(const nfs_cb_argop4& op, std::vector<FileHandle>& recalled);
-
-    uint64_t layout_recalls() const { return layout_recalls_.load(); }
-    uint64_t recall_any_calls() const { return recall_any_.load(); }
-
-private:
-    std::mutex mu_;
-    std::vector<std::shared_ptr<Entry>> entries_;
-    std::atomic<uint64_t> layout_recalls_{0};
-    std::atomic<uint64_t> recall_any_{0};
-};
-
-class PnfsClient {
-public:
-    // Installs the backchannel handler on `session` (replacing any other).
-    explicit PnfsClient(Session& session, PnfsOptions options = {});
-    ~PnfsClient();
-    PnfsClient(const PnfsClient&) = delete;
-    PnfsClient& operator=(const PnfsClient&) = delete;
-
-    Session& session() { return session_; }
-    const PnfsOptions& options() const { return options_; }
-
-    // GETDEVICEINFO, once per device id (NFS4ERR_TOOSMALL is retried with the server's
-    // gdir_mincount). Throws NfsError / TransportError / XdrError.
-    FlexDeviceAddr device(const DeviceId4& id);
-    void forget_device(const DeviceId4& id);
-    uint64_t getdeviceinfo_calls() const { return getdeviceinfo_calls_.load(); }
-
-    // The connection to the NFSv3 server at `address` (made on first use, and again when
-    // it was lost; a caller keeps the one it got alive). Throws TransportError.
-    std::shared_ptr<nfs3::Client> data_server(const UniversalAddress& address);
-
-    uint64_t layout_recalls() const { return recalls_.layout_recalls(); }
-    uint64_t recall_any_calls() const { return recalls_.recall_any_calls(); }
-    LayoutRecallTable& recalls() { return recalls_; }
-
-private:
-    friend class FlexFile;
-    nfsstat4 handle_callback(const nfs_cb_argop4& op);
-    void trace(const std::string& line) const;
-
-    Session& session_;
-    PnfsOptions options_;
-    std::mutex devices_mu_;
-    std::map<DeviceId4, FlexDeviceAddr> devices_;
-    std::mutex servers_mu_;
-    std::map<std::string, std::shared_ptr<nfs3::Client>> servers_;
-    LayoutRecallTable recalls_;
-    std::atomic<uint64_t> getdeviceinfo_calls_{0};
 };
 
 struct FlexOpenOptions {

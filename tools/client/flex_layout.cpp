@@ -38,15 +38,6 @@ std::string hex_bytes(std::span<const char> b) {
     return out;
 }
 
-// Reads an enum-typed field of a C struct decoded by Ganesha without loading it as the
-// C++ enum type (its value may be out of the enum's range).
-template <typename Enum> uint32_t enum_bits(const Enum& e) {
-    static_assert(sizeof(Enum) == sizeof(uint32_t));
-    uint32_t v;
-    std::memcpy(&v, &e, sizeof(v));
-    return v;
-}
-
 } // namespace
 
 std::string format_deviceid(const DeviceId4& id) {

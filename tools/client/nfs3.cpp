@@ -3,242 +3,261 @@
 
 #include "xdr_stream.hpp"
 
+// Generated in the build tree by rpcgen from Ganesha's nfs23.x and mount.x (tools/CMakeLists.txt).
+#include "nfs3_prot.h"
+
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <rpc/xdr_inline.h>
+#include <utility>
 
 namespace flexfiles::client::nfs3 {
 
+// nfs3.hpp's and model/nfs3.hpp's numbers are the protocol's as Ganesha's .x files have them
+// (the generated header is kept out of nfs3.hpp: its names, e.g. MOUNT's `name` and
+// `groups`, would land in every includer's global scope).
+static_assert(kProgram == NFS_PROGRAM && kVersion == NFS_V3);
+static_assert(kProcNull == NFSPROC3_NULL && kProcGetattr == NFSPROC3_GETATTR &&
+              kProcRead == NFSPROC3_READ && kProcWrite == NFSPROC3_WRITE &&
+              kProcCommit == NFSPROC3_COMMIT);
+static_assert(kMountProgram == MOUNTPROG && kMountVersion == MOUNT_V3 &&
+              kMountProcMnt == MOUNTPROC3_MNT && kMaxPathLen == MNTPATHLEN);
+static_assert(static_cast<uint32_t>(Ftype::reg) == NF3REG &&
+              static_cast<uint32_t>(Ftype::fifo) == NF3FIFO);
+static_assert(static_cast<uint32_t>(Stable::unstable) == UNSTABLE &&
+              static_cast<uint32_t>(Stable::data_sync) == DATA_SYNC &&
+              static_cast<uint32_t>(Stable::file_sync) == FILE_SYNC);
+static_assert(sizeof(Verifier) == sizeof(writeverf3));
+// Every nfsstat3 model/nfs3.hpp names.
+constexpr std::pair<Status, uint32_t> kStatuses[] = {
+    {Status::ok, NFS3_OK},
+    {Status::perm, NFS3ERR_PERM},
+    {Status::noent, NFS3ERR_NOENT},
+    {Status::io, NFS3ERR_IO},
+    {Status::nxio, NFS3ERR_NXIO},
+    {Status::acces, NFS3ERR_ACCES},
+    {Status::exist, NFS3ERR_EXIST},
+    {Status::xdev, NFS3ERR_XDEV},
+    {Status::nodev, NFS3ERR_NODEV},
+    {Status::notdir, NFS3ERR_NOTDIR},
+    {Status::isdir, NFS3ERR_ISDIR},
+    {Status::inval, NFS3ERR_INVAL},
+    {Status::fbig, NFS3ERR_FBIG},
+    {Status::nospc, NFS3ERR_NOSPC},
+    {Status::rofs, NFS3ERR_ROFS},
+    {Status::mlink, NFS3ERR_MLINK},
+    {Status::nametoolong, NFS3ERR_NAMETOOLONG},
+    {Status::notempty, NFS3ERR_NOTEMPTY},
+    {Status::dquot, NFS3ERR_DQUOT},
+    {Status::stale, NFS3ERR_STALE},
+    {Status::remote, NFS3ERR_REMOTE},
+    {Status::badhandle, NFS3ERR_BADHANDLE},
+    {Status::not_sync, NFS3ERR_NOT_SYNC},
+    {Status::bad_cookie, NFS3ERR_BAD_COOKIE},
+    {Status::notsupp, NFS3ERR_NOTSUPP},
+    {Status::toosmall, NFS3ERR_TOOSMALL},
+    {Status::serverfault, NFS3ERR_SERVERFAULT},
+    {Status::badtype, NFS3ERR_BADTYPE},
+    {Status::jukebox, NFS3ERR_JUKEBOX},
+};
+static_assert(std::all_of(std::begin(kStatuses), std::end(kStatuses), [](const auto& s) {
+    return static_cast<uint32_t>(s.first) == s.second;
+}));
+
 namespace {
 
-// ---- One routine per XDR type; the stream's direction says encode or decode. --------
+// ---- nfs3.hpp's values <-> rpcgen's structs. -----------------------------------------
+// For encoding the structs point into the caller's bytes (the routines only read them);
+// decoded structs are copied out, then Decoded frees what the routines allocated.
 
-bool xdr_u32(XDR* x, uint32_t& v) {
-    return xdr_uint32_t(x, &v);
+u_int wire_len(std::size_t n) {
+    return static_cast<u_int>(std::min<std::size_t>(n, UINT32_MAX)); // too long fails encoding
 }
 
-bool xdr_u64(XDR* x, uint64_t& v) {
-    return xdr_uint64_t(x, &v);
+nfstime3 to_wire(const Time& t) {
+    return nfstime3{t.seconds, t.nseconds};
+}
+Time from_wire(const nfstime3& t) {
+    return Time{t.seconds, t.nseconds};
 }
 
-bool xdr_bool3(XDR* x, bool& v) {
-    uint32_t w = v ? 1 : 0;
-    if (!xdr_uint32_t(x, &w) || w > 1) {
-        return false;
-    }
-    v = w == 1;
-    return true;
+nfs_fh3 to_wire(const FileHandle& fh) {
+    nfs_fh3 w{};
+    w.data.data_len = wire_len(fh.bytes.size());
+    w.data.data_val = const_cast<char*>(fh.bytes.data());
+    return w;
+}
+FileHandle from_wire(const nfs_fh3& w) {
+    return FileHandle{std::vector<char>(w.data.data_val, w.data.data_val + w.data.data_len)};
 }
 
-template <typename Enum> bool xdr_enum32(XDR* x, Enum& v) {
-    uint32_t w = static_cast<uint32_t>(v);
-    if (!xdr_uint32_t(x, &w)) {
-        return false;
-    }
-    v = static_cast<Enum>(w); // fixed underlying type: every value is representable
-    return true;
+fattr3 to_wire(const Fattr& a) {
+    fattr3 w{};
+    set_enum_bits(w.type, static_cast<uint32_t>(a.type));
+    w.mode = a.mode;
+    w.nlink = a.nlink;
+    w.uid = a.uid;
+    w.gid = a.gid;
+    w.size = a.size;
+    w.used = a.used;
+    w.rdev = specdata3{a.rdev_major, a.rdev_minor};
+    w.fsid = a.fsid;
+    w.fileid = a.fileid;
+    w.atime = to_wire(a.atime);
+    w.mtime = to_wire(a.mtime);
+    w.ctime = to_wire(a.ctime);
+    return w;
+}
+Fattr from_wire(const fattr3& w) {
+    Fattr a;
+    a.type = static_cast<Ftype>(enum_bits(w.type));
+    a.mode = w.mode;
+    a.nlink = w.nlink;
+    a.uid = w.uid;
+    a.gid = w.gid;
+    a.size = w.size;
+    a.used = w.used;
+    a.rdev_major = w.rdev.specdata1;
+    a.rdev_minor = w.rdev.specdata2;
+    a.fsid = w.fsid;
+    a.fileid = w.fileid;
+    a.atime = from_wire(w.atime);
+    a.mtime = from_wire(w.mtime);
+    a.ctime = from_wire(w.ctime);
+    return a;
 }
 
-// Variable-length opaque of at most `max` bytes.
-bool xdr_bytes(XDR* x, std::vector<char>& v, uint32_t max) {
-    uint32_t len = static_cast<uint32_t>(std::min<std::size_t>(v.size(), UINT32_MAX));
-    if (x->x_op == XDR_ENCODE && v.size() > max) {
+post_op_attr to_wire(const std::optional<Fattr>& a) {
+    post_op_attr w{};
+    w.attributes_follow = a.has_value();
+    if (a) {
+        w.post_op_attr_u.attributes = to_wire(*a);
+    }
+    return w;
+}
+std::optional<Fattr> from_wire(const post_op_attr& w) {
+    if (!w.attributes_follow) {
+        return std::nullopt;
+    }
+    return from_wire(w.post_op_attr_u.attributes);
+}
+
+pre_op_attr to_wire(const std::optional<WccAttr>& a) {
+    pre_op_attr w{};
+    w.attributes_follow = a.has_value();
+    if (a) {
+        w.pre_op_attr_u.attributes = wcc_attr{a->size, to_wire(a->mtime), to_wire(a->ctime)};
+    }
+    return w;
+}
+std::optional<WccAttr> from_wire(const pre_op_attr& w) {
+    if (!w.attributes_follow) {
+        return std::nullopt;
+    }
+    const wcc_attr& a = w.pre_op_attr_u.attributes;
+    return WccAttr{a.size, from_wire(a.mtime), from_wire(a.ctime)};
+}
+
+wcc_data to_wire(const Wcc& w) {
+    return wcc_data{to_wire(w.before), to_wire(w.after)};
+}
+Wcc from_wire(const wcc_data& w) {
+    return Wcc{from_wire(w.before), from_wire(w.after)};
+}
+
+void to_wire(const Verifier& v, writeverf3& w) {
+    std::memcpy(w, v.data(), sizeof(writeverf3));
+}
+Verifier from_wire(const writeverf3& w) {
+    Verifier v;
+    std::memcpy(v.data(), w, v.size());
+    return v;
+}
+
+// mountres3 as rpcgen writes it, but with a bound on auth_flavors: for `int auth_flavors<>`
+// rpcgen passes ~0 to xdr_array, which ntirpc refuses to decode with (it rejects any
+// maxsize > UINT_MAX / sizeof(int)), so rpcgen's xdr_mountres3 fails on every MNT3_OK reply.
+bool xdr_flavor(XDR* x, void* flavor) {
+    return xdr_int(x, static_cast<int*>(flavor));
+}
+bool_t xdr_mountres3_bounded(XDR* x, mountres3* r) {
+    if (!xdr_mountstat3(x, &r->fhs_status)) {
         return false;
     }
-    if (!xdr_uint32_t(x, &len) || len > max) {
-        return false;
+    if (enum_bits(r->fhs_status) != MNT3_OK) {
+        return true;
     }
-    if (x->x_op == XDR_DECODE) {
-        // Grow with what actually arrives, so a hostile length cannot make us allocate
-        // more than the reply holds (plus one chunk).
-        constexpr uint32_t kChunk = 64u << 10;
-        v.clear();
-        while (v.size() < len) {
-            const std::size_t at = v.size();
-            const uint32_t n = std::min<uint32_t>(kChunk, len - static_cast<uint32_t>(at));
-            v.resize(at + n);
-            if (!XDR_GETBYTES(x, v.data() + at, n)) {
-                return false;
-            }
+    mountres3_ok& ok = r->mountres3_u.mountinfo;
+    return xdr_fhandle3(x, &ok.fhandle) &&
+           xdr_array(x, reinterpret_cast<char**>(&ok.auth_flavors.auth_flavors_val),
+                     &ok.auth_flavors.auth_flavors_len, kMaxAuthFlavors, sizeof(int), &xdr_flavor);
+}
+
+template <typename Wire> using Codec = bool_t (*)(XDR*, Wire*);
+
+template <typename Wire>
+std::vector<char> encode_wire(Wire w, Codec<Wire> codec, std::size_t hint, const char* what) {
+    return xdr_encode(hint, what, [&](XDR* x) { return codec(x, &w) != 0; });
+}
+
+// A message decoded by its routine; what the routine allocated is freed with it.
+template <typename Wire> class Decoded {
+public:
+    Decoded(Codec<Wire> codec, const char* what) : codec_(codec), what_(what) {
+        std::memset(&value, 0, sizeof(value));
+    }
+    ~Decoded() {
+        // xdr_free's own stream: xdr_free would need the routine cast to xdrproc_t.
+        codec_(&xdr_free_null_stream, &value);
+    }
+    Decoded(const Decoded&) = delete;
+    Decoded& operator=(const Decoded&) = delete;
+
+    // Decodes all of `bytes`; throws XdrError naming the message.
+    void decode(std::span<const char> bytes) {
+        XdrDecoder d(bytes);
+        const bool ok = codec_(d.xdr(), &value);
+        if (lent_) {
+            *lent_ = nullptr; // the buffer is not the routine's to free
         }
-        char pad[4];
-        const uint32_t rndup = (4 - (len & 3)) & 3;
-        return rndup == 0 || XDR_GETBYTES(x, pad, rndup);
-    }
-    return xdr_opaque_encode(x, v.data(), len);
-}
-
-bool xdr_fh3(XDR* x, FileHandle& fh) {
-    return xdr_bytes(x, fh.bytes, kFhSizeMax);
-}
-
-bool xdr_string(XDR* x, std::string& s, uint32_t max) {
-    std::vector<char> bytes(s.begin(), s.end());
-    if (!xdr_bytes(x, bytes, max)) {
-        return false;
-    }
-    s.assign(bytes.begin(), bytes.end());
-    return true;
-}
-
-bool xdr_time3(XDR* x, Time& t) {
-    return xdr_u32(x, t.seconds) && xdr_u32(x, t.nseconds);
-}
-
-bool xdr_fattr3(XDR* x, Fattr& a) {
-    return xdr_u32(x, a.type) && xdr_u32(x, a.mode) && xdr_u32(x, a.nlink) && xdr_u32(x, a.uid) &&
-           xdr_u32(x, a.gid) && xdr_u64(x, a.size) && xdr_u64(x, a.used) &&
-           xdr_u32(x, a.rdev_major) && xdr_u32(x, a.rdev_minor) && xdr_u64(x, a.fsid) &&
-           xdr_u64(x, a.fileid) && xdr_time3(x, a.atime) && xdr_time3(x, a.mtime) &&
-           xdr_time3(x, a.ctime);
-}
-
-// XDR optional data (RFC 4506 section 4.19): a bool, then the value if it is true.
-template <class T>
-bool xdr_optional(XDR* x, std::optional<T>& v, bool (*codec)(XDR*, T&)) {
-    bool follows = v.has_value();
-    if (!xdr_bool3(x, follows)) {
-        return false;
-    }
-    if (!follows) {
-        v.reset();
-        return true;
-    }
-    if (x->x_op == XDR_DECODE) {
-        v.emplace();
-    }
-    return codec(x, *v);
-}
-
-bool xdr_wcc_attr(XDR* x, WccAttr& a) {
-    return xdr_u64(x, a.size) && xdr_time3(x, a.mtime) && xdr_time3(x, a.ctime);
-}
-
-// post_op_attr (fattr3) and pre_op_attr (wcc_attr).
-bool xdr_post_op_attr(XDR* x, std::optional<Fattr>& a) { return xdr_optional(x, a, xdr_fattr3); }
-bool xdr_pre_op_attr(XDR* x, std::optional<WccAttr>& a) {
-    return xdr_optional(x, a, xdr_wcc_attr);
-}
-
-bool xdr_wcc_data(XDR* x, Wcc& w) {
-    return xdr_pre_op_attr(x, w.before) && xdr_post_op_attr(x, w.after);
-}
-
-bool xdr_verf(XDR* x, Verifier& v) {
-    if (x->x_op == XDR_DECODE) {
-        return xdr_opaque_decode(x, v.data(), v.size());
-    }
-    return xdr_opaque_encode(x, v.data(), v.size());
-}
-
-// ---- Messages. ----------------------------------------------------------------------
-
-bool xdr_args(XDR* x, GetattrArgs& a) {
-    return xdr_fh3(x, a.fh);
-}
-
-bool xdr_args(XDR* x, ReadArgs& a) {
-    return xdr_fh3(x, a.fh) && xdr_u64(x, a.offset) && xdr_u32(x, a.count);
-}
-
-bool xdr_args(XDR* x, WriteArgs& a) {
-    // WRITE3args: file, offset, count, stable, data<>; count must equal the data length.
-    uint32_t count = static_cast<uint32_t>(a.data.size());
-    if (!xdr_fh3(x, a.fh) || !xdr_u64(x, a.offset) || !xdr_u32(x, count) ||
-        !xdr_enum32(x, a.stable) || !xdr_bytes(x, a.data, kMaxData)) {
-        return false;
-    }
-    return count == a.data.size();
-}
-
-bool xdr_args(XDR* x, CommitArgs& a) {
-    return xdr_fh3(x, a.fh) && xdr_u64(x, a.offset) && xdr_u32(x, a.count);
-}
-
-bool xdr_res(XDR* x, GetattrResult& r) {
-    if (!xdr_enum32(x, r.status)) {
-        return false;
-    }
-    if (r.status != Status::ok) {
-        r.attrs.reset();
-        return true;
-    }
-    if (x->x_op == XDR_DECODE) {
-        r.attrs.emplace();
-    }
-    return r.attrs.has_value() && xdr_fattr3(x, *r.attrs);
-}
-
-bool xdr_res(XDR* x, ReadResult& r) {
-    if (!xdr_enum32(x, r.status) || !xdr_post_op_attr(x, r.attrs)) {
-        return false;
-    }
-    if (r.status != Status::ok) {
-        return true;
-    }
-    if (!xdr_u32(x, r.count) || !xdr_bool3(x, r.eof) || !xdr_bytes(x, r.data, kMaxData)) {
-        return false;
-    }
-    return r.count == r.data.size();
-}
-
-bool xdr_res(XDR* x, WriteResult& r) {
-    if (!xdr_enum32(x, r.status) || !xdr_wcc_data(x, r.wcc)) {
-        return false;
-    }
-    if (r.status != Status::ok) {
-        return true;
-    }
-    return xdr_u32(x, r.count) && xdr_enum32(x, r.committed) && xdr_verf(x, r.verf);
-}
-
-bool xdr_res(XDR* x, CommitResult& r) {
-    if (!xdr_enum32(x, r.status) || !xdr_wcc_data(x, r.wcc)) {
-        return false;
-    }
-    return r.status != Status::ok || xdr_verf(x, r.verf);
-}
-
-bool xdr_res(XDR* x, MountResult& r) {
-    if (!xdr_u32(x, r.status)) {
-        return false;
-    }
-    if (r.status != 0) {
-        return true;
-    }
-    uint32_t n = static_cast<uint32_t>(r.auth_flavors.size());
-    if (!xdr_fh3(x, r.fh) || !xdr_u32(x, n) || n > kMaxAuthFlavors) {
-        return false;
-    }
-    r.auth_flavors.resize(n);
-    for (uint32_t& f : r.auth_flavors) {
-        if (!xdr_u32(x, f)) {
-            return false;
+        if (!ok) {
+            throw XdrError(std::string("malformed or truncated ") + what_ + " (" +
+                           std::to_string(bytes.size()) + " bytes)");
+        }
+        if (d.remaining() != 0) {
+            throw XdrError(std::string(what_) + ": " + std::to_string(d.remaining()) +
+                           " bytes follow the message");
         }
     }
-    return true;
-}
 
-template <typename T>
-std::vector<char> encode_with(T value, std::size_t hint, const char* what,
-                              bool (*codec)(XDR*, T&)) {
-    return xdr_encode(hint, what, [&](XDR* x) { return codec(x, value); });
-}
+    // READ and WRITE data (`opaque data<>`, unbounded in nfs23.x): ntirpc's xdr_bytes
+    // allocates the length the message claims before reading it (a 24-byte READ reply
+    // claiming 4 GiB maps 4 GiB), unless it is given a buffer. One as large as the message
+    // always suffices, and a longer claim fails in xdrmem before anything is copied. Call
+    // before decode(); then take_data() has the bytes.
+    void lend_data(char*& val, std::size_t message_size) {
+        buffer_.resize(std::max<std::size_t>(message_size, 1));
+        val = buffer_.data();
+        lent_ = &val;
+    }
+    std::vector<char> take_data(u_int len) {
+        if (len > kMaxData) {
+            throw XdrError(std::string(what_) + ": " + std::to_string(len) +
+                           " bytes of data exceed the limit");
+        }
+        buffer_.resize(len);
+        return std::move(buffer_);
+    }
 
-// Decodes `bytes` completely with `codec`; throws XdrError naming `what`.
-template <typename T>
-void decode_with(std::span<const char> bytes, T& out, const char* what, bool (*codec)(XDR*, T&)) {
-    XdrDecoder d(bytes);
-    if (!codec(d.xdr(), out)) {
-        throw XdrError(std::string("malformed or truncated ") + what + " (" +
-                       std::to_string(bytes.size()) + " bytes)");
-    }
-    if (d.remaining() != 0) {
-        throw XdrError(std::string(what) + ": " + std::to_string(d.remaining()) +
-                       " bytes follow the message");
-    }
-}
+    Wire value;
+
+private:
+    Codec<Wire> codec_;
+    const char* what_;
+    std::vector<char> buffer_;
+    char** lent_ = nullptr;
+};
 
 constexpr std::size_t kHeadroom = 256;
 
@@ -249,71 +268,7 @@ std::string fh_prefix(const FileHandle& fh) {
 
 } // namespace
 
-// ---- Names. -------------------------------------------------------------------------
-
-std::string status_name(Status s) {
-    switch (s) {
-    case Status::ok:
-        return "NFS3_OK";
-    case Status::perm:
-        return "NFS3ERR_PERM";
-    case Status::noent:
-        return "NFS3ERR_NOENT";
-    case Status::io:
-        return "NFS3ERR_IO";
-    case Status::nxio:
-        return "NFS3ERR_NXIO";
-    case Status::acces:
-        return "NFS3ERR_ACCES";
-    case Status::exist:
-        return "NFS3ERR_EXIST";
-    case Status::xdev:
-        return "NFS3ERR_XDEV";
-    case Status::nodev:
-        return "NFS3ERR_NODEV";
-    case Status::notdir:
-        return "NFS3ERR_NOTDIR";
-    case Status::isdir:
-        return "NFS3ERR_ISDIR";
-    case Status::inval:
-        return "NFS3ERR_INVAL";
-    case Status::fbig:
-        return "NFS3ERR_FBIG";
-    case Status::nospc:
-        return "NFS3ERR_NOSPC";
-    case Status::rofs:
-        return "NFS3ERR_ROFS";
-    case Status::mlink:
-        return "NFS3ERR_MLINK";
-    case Status::nametoolong:
-        return "NFS3ERR_NAMETOOLONG";
-    case Status::notempty:
-        return "NFS3ERR_NOTEMPTY";
-    case Status::dquot:
-        return "NFS3ERR_DQUOT";
-    case Status::stale:
-        return "NFS3ERR_STALE";
-    case Status::remote:
-        return "NFS3ERR_REMOTE";
-    case Status::badhandle:
-        return "NFS3ERR_BADHANDLE";
-    case Status::not_sync:
-        return "NFS3ERR_NOT_SYNC";
-    case Status::bad_cookie:
-        return "NFS3ERR_BAD_COOKIE";
-    case Status::notsupp:
-        return "NFS3ERR_NOTSUPP";
-    case Status::toosmall:
-        return "NFS3ERR_TOOSMALL";
-    case Status::serverfault:
-        return "NFS3ERR_SERVERFAULT";
-    case Status::badtype:
-        return "NFS3ERR_BADTYPE";
-    case Status::jukebox:
-        return "NFS3ERR_JUKEBOX";
-    }
-    return "NFS3ERR_" + std::to_string(static_cast<uint32_t>(s));
-}
+// ---- Statuses. ----------------------------------------------------------------------
 
 uint32_t to_nfs4_status(Status s) {
     switch (s) {
@@ -344,29 +299,6 @@ uint32_t to_nfs4_status(Status s) {
     }
 }
 
-const char* stable_name(Stable s) {
-    switch (s) {
-    case Stable::unstable:
-        return "UNSTABLE";
-    case Stable::data_sync:
-        return "DATA_SYNC";
-    case Stable::file_sync:
-        return "FILE_SYNC";
-    }
-    return "STABLE_?";
-}
-
-std::string format_fattr(const Fattr& a) {
-    char buf[320];
-    std::snprintf(buf, sizeof(buf),
-                  "size=%" PRIu64 " used=%" PRIu64 " mode=%04o uid=%u gid=%u nlink=%u "
-                  "fileid=%" PRIu64 " atime=%u.%09u mtime=%u.%09u ctime=%u.%09u",
-                  a.size, a.used, a.mode, a.uid, a.gid, a.nlink, a.fileid, a.atime.seconds,
-                  a.atime.nseconds, a.mtime.seconds, a.mtime.nseconds, a.ctime.seconds,
-                  a.ctime.nseconds);
-    return buf;
-}
-
 std::string CallOutcome::describe() const {
     if (rpc_status != RpcStatus::ok) {
         return std::string("RPC ") + to_string(rpc_status) + (error.empty() ? "" : ": " + error);
@@ -380,84 +312,203 @@ std::string CallOutcome::describe() const {
 // ---- XDR entry points. --------------------------------------------------------------
 
 std::vector<char> encode(const GetattrArgs& a) {
-    return encode_with<GetattrArgs>(a, kHeadroom, "GETATTR3args", &xdr_args);
+    return encode_wire(GETATTR3args{to_wire(a.fh)}, &xdr_GETATTR3args, kHeadroom, "GETATTR3args");
 }
 std::vector<char> encode(const ReadArgs& a) {
-    return encode_with<ReadArgs>(a, kHeadroom, "READ3args", &xdr_args);
+    return encode_wire(READ3args{to_wire(a.fh), a.offset, a.count}, &xdr_READ3args, kHeadroom,
+                       "READ3args");
 }
 std::vector<char> encode(const WriteArgs& a) {
-    return encode_with<WriteArgs>(a, kHeadroom + a.data.size(), "WRITE3args", &xdr_args);
+    if (a.data.size() > kMaxData) {
+        throw XdrError("WRITE3args: " + std::to_string(a.data.size()) + " bytes of data");
+    }
+    WRITE3args w{};
+    w.file = to_wire(a.fh);
+    w.offset = a.offset;
+    w.count = wire_len(a.data.size());
+    set_enum_bits(w.stable, static_cast<uint32_t>(a.stable));
+    w.data.data_len = wire_len(a.data.size());
+    w.data.data_val = const_cast<char*>(a.data.data());
+    return encode_wire(w, &xdr_WRITE3args, kHeadroom + a.data.size(), "WRITE3args");
 }
 std::vector<char> encode(const CommitArgs& a) {
-    return encode_with<CommitArgs>(a, kHeadroom, "COMMIT3args", &xdr_args);
+    return encode_wire(COMMIT3args{to_wire(a.fh), a.offset, a.count}, &xdr_COMMIT3args, kHeadroom,
+                       "COMMIT3args");
 }
 std::vector<char> encode_mnt_args(const std::string& dirpath) {
-    std::string path = dirpath;
-    return xdr_encode(kHeadroom + path.size(), "MNT dirpath",
-                      [&](XDR* x) { return xdr_string(x, path, kMaxPathLen); });
+    return encode_wire(const_cast<char*>(dirpath.c_str()), &xdr_dirpath, kHeadroom + dirpath.size(),
+                       "MNT dirpath");
 }
 
 GetattrArgs decode_getattr_args(std::span<const char> bytes) {
-    GetattrArgs a;
-    decode_with<GetattrArgs>(bytes, a, "GETATTR3args", &xdr_args);
-    return a;
+    Decoded<GETATTR3args> w(&xdr_GETATTR3args, "GETATTR3args");
+    w.decode(bytes);
+    return GetattrArgs{from_wire(w.value.object)};
 }
 ReadArgs decode_read_args(std::span<const char> bytes) {
-    ReadArgs a;
-    decode_with<ReadArgs>(bytes, a, "READ3args", &xdr_args);
-    return a;
+    Decoded<READ3args> w(&xdr_READ3args, "READ3args");
+    w.decode(bytes);
+    return ReadArgs{from_wire(w.value.file), w.value.offset, w.value.count};
 }
 WriteArgs decode_write_args(std::span<const char> bytes) {
+    Decoded<WRITE3args> w(&xdr_WRITE3args, "WRITE3args");
+    w.lend_data(w.value.data.data_val, bytes.size());
+    w.decode(bytes);
     WriteArgs a;
-    decode_with<WriteArgs>(bytes, a, "WRITE3args", &xdr_args);
+    a.fh = from_wire(w.value.file);
+    a.offset = w.value.offset;
+    a.stable = static_cast<Stable>(enum_bits(w.value.stable));
+    a.data = w.take_data(w.value.data.data_len);
+    if (w.value.count != a.data.size()) { // count must equal the data's length
+        throw XdrError("WRITE3args: count " + std::to_string(w.value.count) + " with " +
+                       std::to_string(a.data.size()) + " bytes of data");
+    }
     return a;
 }
 CommitArgs decode_commit_args(std::span<const char> bytes) {
-    CommitArgs a;
-    decode_with<CommitArgs>(bytes, a, "COMMIT3args", &xdr_args);
-    return a;
+    Decoded<COMMIT3args> w(&xdr_COMMIT3args, "COMMIT3args");
+    w.decode(bytes);
+    return CommitArgs{from_wire(w.value.file), w.value.offset, w.value.count};
 }
 std::string decode_mnt_args(std::span<const char> bytes) {
-    std::string path;
-    XdrDecoder d(bytes);
-    if (!xdr_string(d.xdr(), path, kMaxPathLen) || d.remaining() != 0) {
-        throw XdrError("malformed MNT dirpath");
-    }
-    return path;
+    Decoded<dirpath> w(&xdr_dirpath, "MNT dirpath");
+    w.decode(bytes);
+    return w.value;
 }
 
 std::vector<char> encode(const GetattrResult& r) {
-    return encode_with<GetattrResult>(r, kHeadroom, "GETATTR3res", &xdr_res);
+    GETATTR3res w{};
+    set_enum_bits(w.status, static_cast<uint32_t>(r.status));
+    if (r.status == Status::ok) {
+        if (!r.attrs) {
+            throw XdrError("GETATTR3res: NFS3_OK without attributes");
+        }
+        w.GETATTR3res_u.resok.obj_attributes = to_wire(*r.attrs);
+    }
+    return encode_wire(w, &xdr_GETATTR3res, kHeadroom, "GETATTR3res");
 }
 std::vector<char> encode(const ReadResult& r) {
-    return encode_with<ReadResult>(r, kHeadroom + r.data.size(), "READ3res", &xdr_res);
+    READ3res w{};
+    set_enum_bits(w.status, static_cast<uint32_t>(r.status));
+    if (r.status != Status::ok) {
+        w.READ3res_u.resfail.file_attributes = to_wire(r.attrs);
+        return encode_wire(w, &xdr_READ3res, kHeadroom, "READ3res");
+    }
+    if (r.data.size() > kMaxData) {
+        throw XdrError("READ3res: " + std::to_string(r.data.size()) + " bytes of data");
+    }
+    READ3resok& ok = w.READ3res_u.resok;
+    ok.file_attributes = to_wire(r.attrs);
+    ok.count = r.count;
+    ok.eof = r.eof;
+    ok.data.data_len = wire_len(r.data.size());
+    ok.data.data_val = const_cast<char*>(r.data.data());
+    return encode_wire(w, &xdr_READ3res, kHeadroom + r.data.size(), "READ3res");
 }
 std::vector<char> encode(const WriteResult& r) {
-    return encode_with<WriteResult>(r, kHeadroom, "WRITE3res", &xdr_res);
+    WRITE3res w{};
+    set_enum_bits(w.status, static_cast<uint32_t>(r.status));
+    if (r.status != Status::ok) {
+        w.WRITE3res_u.resfail.file_wcc = to_wire(r.wcc);
+    } else {
+        WRITE3resok& ok = w.WRITE3res_u.resok;
+        ok.file_wcc = to_wire(r.wcc);
+        ok.count = r.count;
+        set_enum_bits(ok.committed, static_cast<uint32_t>(r.committed));
+        to_wire(r.verf, ok.verf);
+    }
+    return encode_wire(w, &xdr_WRITE3res, kHeadroom, "WRITE3res");
 }
 std::vector<char> encode(const CommitResult& r) {
-    return encode_with<CommitResult>(r, kHeadroom, "COMMIT3res", &xdr_res);
+    COMMIT3res w{};
+    set_enum_bits(w.status, static_cast<uint32_t>(r.status));
+    if (r.status != Status::ok) {
+        w.COMMIT3res_u.resfail.file_wcc = to_wire(r.wcc);
+    } else {
+        w.COMMIT3res_u.resok.file_wcc = to_wire(r.wcc);
+        to_wire(r.verf, w.COMMIT3res_u.resok.verf);
+    }
+    return encode_wire(w, &xdr_COMMIT3res, kHeadroom, "COMMIT3res");
 }
 std::vector<char> encode(const MountResult& r) {
-    return encode_with<MountResult>(r, kHeadroom + 4 * r.auth_flavors.size(), "mountres3",
-                                    &xdr_res);
+    std::vector<int> flavors(r.auth_flavors.begin(), r.auth_flavors.end());
+    mountres3 w{};
+    set_enum_bits(w.fhs_status, r.status);
+    if (r.status == MNT3_OK) {
+        mountres3_ok& ok = w.mountres3_u.mountinfo;
+        ok.fhandle.fhandle3_len = wire_len(r.fh.bytes.size());
+        ok.fhandle.fhandle3_val = const_cast<char*>(r.fh.bytes.data());
+        ok.auth_flavors.auth_flavors_len = wire_len(flavors.size());
+        ok.auth_flavors.auth_flavors_val = flavors.data();
+    }
+    return encode_wire(w, &xdr_mountres3_bounded, kHeadroom + 4 * flavors.size(), "mountres3");
 }
 
 void decode(std::span<const char> bytes, GetattrResult& out) {
-    decode_with<GetattrResult>(bytes, out, "GETATTR3res", &xdr_res);
+    Decoded<GETATTR3res> w(&xdr_GETATTR3res, "GETATTR3res");
+    w.decode(bytes);
+    out.status = static_cast<Status>(enum_bits(w.value.status));
+    out.attrs.reset();
+    if (out.status == Status::ok) {
+        out.attrs = from_wire(w.value.GETATTR3res_u.resok.obj_attributes);
+    }
 }
 void decode(std::span<const char> bytes, ReadResult& out) {
-    decode_with<ReadResult>(bytes, out, "READ3res", &xdr_res);
+    Decoded<READ3res> w(&xdr_READ3res, "READ3res");
+    w.lend_data(w.value.READ3res_u.resok.data.data_val, bytes.size());
+    w.decode(bytes);
+    out.status = static_cast<Status>(enum_bits(w.value.status));
+    if (out.status != Status::ok) {
+        out.attrs = from_wire(w.value.READ3res_u.resfail.file_attributes);
+        return;
+    }
+    const READ3resok& ok = w.value.READ3res_u.resok;
+    out.attrs = from_wire(ok.file_attributes);
+    out.count = ok.count;
+    out.eof = ok.eof != 0;
+    out.data = w.take_data(ok.data.data_len);
+    if (out.count != out.data.size()) {
+        throw XdrError("READ3res: count " + std::to_string(out.count) + " with " +
+                       std::to_string(out.data.size()) + " bytes of data");
+    }
 }
 void decode(std::span<const char> bytes, WriteResult& out) {
-    decode_with<WriteResult>(bytes, out, "WRITE3res", &xdr_res);
+    Decoded<WRITE3res> w(&xdr_WRITE3res, "WRITE3res");
+    w.decode(bytes);
+    out.status = static_cast<Status>(enum_bits(w.value.status));
+    if (out.status != Status::ok) {
+        out.wcc = from_wire(w.value.WRITE3res_u.resfail.file_wcc);
+        return;
+    }
+    const WRITE3resok& ok = w.value.WRITE3res_u.resok;
+    out.wcc = from_wire(ok.file_wcc);
+    out.count = ok.count;
+    out.committed = static_cast<Stable>(enum_bits(ok.committed));
+    out.verf = from_wire(ok.verf);
 }
 void decode(std::span<const char> bytes, CommitResult& out) {
-    decode_with<CommitResult>(bytes, out, "COMMIT3res", &xdr_res);
+    Decoded<COMMIT3res> w(&xdr_COMMIT3res, "COMMIT3res");
+    w.decode(bytes);
+    out.status = static_cast<Status>(enum_bits(w.value.status));
+    if (out.status != Status::ok) {
+        out.wcc = from_wire(w.value.COMMIT3res_u.resfail.file_wcc);
+        return;
+    }
+    out.wcc = from_wire(w.value.COMMIT3res_u.resok.file_wcc);
+    out.verf = from_wire(w.value.COMMIT3res_u.resok.verf);
 }
 MountResult decode_mount_result(std::span<const char> bytes) {
+    Decoded<mountres3> w(&xdr_mountres3_bounded, "mountres3");
+    w.decode(bytes);
     MountResult r;
-    decode_with<MountResult>(bytes, r, "mountres3", &xdr_res);
+    r.status = enum_bits(w.value.fhs_status);
+    if (r.status == MNT3_OK) {
+        const mountres3_ok& ok = w.value.mountres3_u.mountinfo;
+        r.fh.bytes.assign(ok.fhandle.fhandle3_val,
+                          ok.fhandle.fhandle3_val + ok.fhandle.fhandle3_len);
+        const int* f = ok.auth_flavors.auth_flavors_val;
+        r.auth_flavors.assign(f, f + ok.auth_flavors.auth_flavors_len);
+    }
     return r;
 }
 
@@ -586,11 +637,14 @@ std::future<WriteResult> Client::write_async(const AuthSys& cred, const FileHand
         throw XdrError("WRITE3args: filehandle of " + std::to_string(fh.bytes.size()) +
                        " bytes or " + std::to_string(data.size()) + " bytes of data is too large");
     }
-    std::vector<char> args = xdr_encode(kHeadroom + data.size(), "WRITE3args", [&](XDR* x) {
-        return xdr_put_opaque(x, fh.bytes) && xdr_put_u64(x, offset) &&
-               xdr_put_u32(x, static_cast<uint32_t>(data.size())) &&
-               xdr_put_u32(x, static_cast<uint32_t>(stable)) && xdr_put_opaque(x, data);
-    });
+    WRITE3args w{};
+    w.file = to_wire(fh);
+    w.offset = offset;
+    w.count = wire_len(data.size());
+    set_enum_bits(w.stable, static_cast<uint32_t>(stable));
+    w.data.data_len = wire_len(data.size());
+    w.data.data_val = const_cast<char*>(data.data());
+    std::vector<char> args = encode_wire(w, &xdr_WRITE3args, kHeadroom + data.size(), "WRITE3args");
     return start<WriteResult>(kProcWrite, cred, std::move(args),
                               "WRITE " + fh_prefix(fh) + " " + std::to_string(offset) + "+" +
                                   std::to_string(data.size()) + " " + stable_name(stable));

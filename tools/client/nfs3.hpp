@@ -8,19 +8,21 @@
 // post-operation attributes (fattr3) of READ, WRITE and COMMIT replies, which are what
 // LAYOUT_WCC (RFC 9766) hands to the MDS.
 //
-// The XDR is written here (see tools/README.md for why): one routine per type, each
-// encoding or decoding depending on the stream, so every message has both directions
-// (the unit tests round-trip them and a fake data server answers with them).
+// The XDR routines are rpcgen's, generated at build time from Ganesha's nfs23.x and mount.x
+// (see tools/README.md); every message has both directions (the unit tests round-trip
+// them and a fake data server answers with them).
 //
 // Errors: an NFS status is data (`status`), so are RPC failures (`rpc_status`, `error`):
 // a write to several mirrors at once reports each mirror's outcome. connect() and mount()
 // throw TransportError (compound.hpp) when they cannot connect.
 //
 // These names live in flexfiles::client::nfs3, apart from the test harness's NFSv3 client
-// (flexfiles::harness::Nfs3*), so a test can use both.
+// (flexfiles::harness::Nfs3*), so a test can use both; the values both return are the same
+// types (flexfiles::nfs3, model/nfs3.hpp).
 #pragma once
 
 #include "compound.hpp"
+#include "model/nfs3.hpp"
 #include "rpc_transport.hpp"
 
 #include <array>
@@ -36,10 +38,10 @@
 
 namespace flexfiles::client::nfs3 {
 
-constexpr uint32_t kProgram = 100003;
-constexpr uint32_t kVersion = 3;
-constexpr uint32_t kMountProgram = 100005;
-constexpr uint32_t kMountVersion = 3;
+constexpr uint32_t kProgram = flexfiles::nfs3::kNfsProgram;
+constexpr uint32_t kVersion = flexfiles::nfs3::kNfsVersion;
+constexpr uint32_t kMountProgram = flexfiles::nfs3::kMountProgram;
+constexpr uint32_t kMountVersion = flexfiles::nfs3::kMountVersion;
 
 enum Proc : uint32_t {
     kProcNull = 0,
@@ -55,87 +57,23 @@ constexpr uint32_t kMaxData = 16u << 20; // largest READ/WRITE payload accepted
 constexpr uint32_t kMaxPathLen = 1024;   // MNTPATHLEN
 constexpr uint32_t kMaxAuthFlavors = 64;
 
-// nfsstat3 (RFC 1813 section 2.6). Any 32-bit value can be held (the type is fixed), so
-// an unknown status off the wire is kept as it is.
-enum class Status : uint32_t {
-    ok = 0,
-    perm = 1,
-    noent = 2,
-    io = 5,
-    nxio = 6,
-    acces = 13,
-    exist = 17,
-    xdev = 18,
-    nodev = 19,
-    notdir = 20,
-    isdir = 21,
-    inval = 22,
-    fbig = 27,
-    nospc = 28,
-    rofs = 30,
-    mlink = 31,
-    nametoolong = 63,
-    notempty = 66,
-    dquot = 69,
-    stale = 70,
-    remote = 71,
-    badhandle = 10001,
-    not_sync = 10002,
-    bad_cookie = 10003,
-    notsupp = 10004,
-    toosmall = 10005,
-    serverfault = 10006,
-    badtype = 10007,
-    jukebox = 10008,
-};
-// "NFS3_OK", "NFS3ERR_ACCES", ... ("NFS3ERR_12345" for an unknown value).
-std::string status_name(Status s);
+// The NFSv3 values are core/model's (model/nfs3.hpp), shared with the FSAL and the test
+// harness; the client's names for them:
+using flexfiles::nfs3::Fattr;        // fattr3, as sent
+using flexfiles::nfs3::format_fattr; // "size=.. used=.. mode=0644 uid=.. gid=.. ..."
+using flexfiles::nfs3::Ftype;
+using flexfiles::nfs3::stable_name;
+using flexfiles::nfs3::Status; // nfsstat3; an unknown status is kept as its number
+using flexfiles::nfs3::status_name;
+using flexfiles::nfs3::Time;
+using flexfiles::nfs3::Wcc;
+using flexfiles::nfs3::WccAttr;
+using Stable = flexfiles::nfs3::StableHow;
+using Verifier = flexfiles::nfs3::WriteVerf;
+
 // The NFSv4 status with the same meaning (most share their number; NFS3ERR_JUKEBOX is
 // NFS4ERR_DELAY, NFS3ERR_NOT_SYNC NFS4ERR_INVAL...), for LAYOUTERROR / ff_ioerr4 reports.
 uint32_t to_nfs4_status(Status s);
-
-enum class Stable : uint32_t { unstable = 0, data_sync = 1, file_sync = 2 };
-const char* stable_name(Stable s);
-
-struct Time {
-    uint32_t seconds = 0;
-    uint32_t nseconds = 0;
-    bool operator==(const Time&) const = default;
-    auto operator<=>(const Time&) const = default;
-};
-
-// fattr3.
-struct Fattr {
-    uint32_t type = 1; // ftype3: NF3REG
-    uint32_t mode = 0; // as sent (permission bits; some servers add the file type)
-    uint32_t nlink = 0;
-    uint32_t uid = 0;
-    uint32_t gid = 0;
-    uint64_t size = 0;
-    uint64_t used = 0;
-    uint32_t rdev_major = 0;
-    uint32_t rdev_minor = 0;
-    uint64_t fsid = 0;
-    uint64_t fileid = 0;
-    Time atime, mtime, ctime;
-    bool operator==(const Fattr&) const = default;
-};
-std::string format_fattr(const Fattr& a); // "size=.. used=.. mode=0644 uid=.. gid=.. ..."
-
-// wcc_attr: pre-operation attributes.
-struct WccAttr {
-    uint64_t size = 0;
-    Time mtime, ctime;
-    bool operator==(const WccAttr&) const = default;
-};
-
-struct Wcc {
-    std::optional<WccAttr> before;
-    std::optional<Fattr> after;
-    bool operator==(const Wcc&) const = default;
-};
-
-using Verifier = std::array<char, 8>;
 
 // ---- Arguments. ---------------------------------------------------------------------
 

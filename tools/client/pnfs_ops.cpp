@@ -4,6 +4,7 @@
 // LAYOUTRETURN, LAYOUTERROR) and their typed results in CompoundResult.
 #include "compound.hpp"
 #include "flex_layout.hpp"
+#include "model/nfs4_names.hpp"
 #include "nfs4_names.hpp"
 
 #include <cstring>
@@ -19,18 +20,9 @@ nfs_argop4 pnfs_op(nfs_opnum4 opnum) {
     return op;
 }
 
-std::string iomode_name(uint32_t iomode) {
-    switch (iomode) {
-    case LAYOUTIOMODE4_READ:
-        return "READ";
-    case LAYOUTIOMODE4_RW:
-        return "RW";
-    case LAYOUTIOMODE4_ANY:
-        return "ANY";
-    default:
-        return "iomode " + std::to_string(iomode);
-    }
-}
+using flexfiles::nfs4::iomode_name;
+static_assert(LAYOUTIOMODE4_READ == nfs4::kIomodeRead && LAYOUTIOMODE4_RW == nfs4::kIomodeRw &&
+              LAYOUTIOMODE4_ANY == nfs4::kIomodeAny);
 
 std::string range(uint64_t offset, uint64_t length) {
     return std::to_string(offset) + "+" +

@@ -12,6 +12,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <random>
+#include <rpc/rpc.h>
 #include <stdexcept>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -22,15 +23,7 @@ namespace flexfiles::client {
 
 namespace {
 
-// RFC 5531 constants.
-constexpr uint32_t kRpcVersion = 2;
-constexpr uint32_t kMsgCall = 0;
-constexpr uint32_t kMsgReply = 1;
-constexpr uint32_t kMsgAccepted = 0;
-constexpr uint32_t kMsgDenied = 1;
-constexpr uint32_t kAuthNone = 0;
-constexpr uint32_t kAuthSys = 1;
-constexpr uint32_t kMaxAuthBytes = 400;
+// Record marking (RFC 5531 section 11): ntirpc keeps its constant private.
 constexpr uint32_t kLastFragment = 0x80000000u;
 
 std::string errno_text(int err) {
@@ -52,71 +45,84 @@ RpcReply failed_reply(RpcStatus status, std::string detail) {
     return r;
 }
 
-// Parses the reply header after xid and msg_type; fills status and body_offset.
+// An rpc_msg as ntirpc's routines expect it: zeroed, a null verifier, and xdr_void as the
+// results routine, so that decoding a reply stops where its results begin.
+rpc_msg empty_msg() {
+    rpc_msg m;
+    std::memset(&m, 0, sizeof(m));
+    rpc_msg_init(&m);
+    return m;
+}
+
+// Decodes the reply header with xdr_replymsg; fills status and body_offset.
 void parse_reply_header(RpcReply& reply) {
     XdrDecoder d(reply.record);
-    uint32_t word = 0;
-    d.set_pos(8);
-    uint32_t reply_stat = 0;
-    if (!d.u32(reply_stat)) {
+    rpc_msg m = empty_msg();
+    if (!xdr_replymsg(d.xdr(), &m)) {
         reply.status = RpcStatus::bad_reply;
-        reply.detail = "truncated reply header";
+        reply.detail = "malformed reply header (" + std::to_string(reply.record.size()) + " bytes)";
         return;
     }
-    if (reply_stat == kMsgAccepted) {
-        uint32_t flavor = 0;
-        std::vector<char> verf;
-        uint32_t accept_stat = 0;
-        if (!d.u32(flavor) || !d.opaque(verf, kMaxAuthBytes) || !d.u32(accept_stat)) {
-            reply.status = RpcStatus::bad_reply;
-            reply.detail = "truncated accepted-reply header";
-            return;
-        }
-        switch (accept_stat) {
-        case 0:
-            reply.body_offset = d.pos();
-            return;
-        case 1:
-            reply.status = RpcStatus::prog_unavail;
-            reply.detail = "PROG_UNAVAIL";
-            return;
-        case 2: {
-            uint32_t low = 0, high = 0;
-            d.u32(low);
-            d.u32(high);
-            reply.status = RpcStatus::prog_mismatch;
-            reply.detail = "PROG_MISMATCH (server supports " + std::to_string(low) + ".." +
-                           std::to_string(high) + ")";
-            return;
-        }
-        case 3:
-            reply.status = RpcStatus::proc_unavail;
-            reply.detail = "PROC_UNAVAIL";
-            return;
-        case 4:
-            reply.status = RpcStatus::garbage_args;
-            reply.detail = "GARBAGE_ARGS";
-            return;
-        default:
-            reply.status = RpcStatus::system_err;
-            reply.detail = "SYSTEM_ERR (accept_stat " + std::to_string(accept_stat) + ")";
-            return;
-        }
-    }
-    if (reply_stat == kMsgDenied && d.u32(word)) {
-        if (word == 0) {
+    if (enum_bits(m.rm_reply.rp_stat) == MSG_DENIED) {
+        if (enum_bits(m.RPCM_rej.rj_stat) == RPC_MISMATCH) {
             reply.status = RpcStatus::rpc_mismatch;
             reply.detail = "RPC_MISMATCH";
         } else {
-            uint32_t auth_stat = 0;
-            d.u32(auth_stat);
             reply.status = RpcStatus::auth_error;
-            reply.detail = "AUTH_ERROR (auth_stat " + std::to_string(auth_stat) + ")";
+            reply.detail =
+                "AUTH_ERROR (auth_stat " + std::to_string(enum_bits(m.RPCM_rej.rj_why)) + ")";
         }
         return;
     }
-    reply.status = RpcStatus::bad_reply;
-    reply.detail = "unknown reply_stat " + std::to_string(reply_stat);
+    const uint32_t accept_stat = enum_bits(m.RPCM_ack.ar_stat);
+    switch (accept_stat) {
+    case SUCCESS:
+        reply.body_offset = d.pos();
+        return;
+    case PROG_UNAVAIL:
+        reply.status = RpcStatus::prog_unavail;
+        reply.detail = "PROG_UNAVAIL";
+        return;
+    case PROG_MISMATCH:
+        reply.status = RpcStatus::prog_mismatch;
+        reply.detail = "PROG_MISMATCH (server supports " + std::to_string(m.RPCM_ack.ar_vers.low) +
+                       ".." + std::to_string(m.RPCM_ack.ar_vers.high) + ")";
+        return;
+    case PROC_UNAVAIL:
+        reply.status = RpcStatus::proc_unavail;
+        reply.detail = "PROC_UNAVAIL";
+        return;
+    case GARBAGE_ARGS:
+        reply.status = RpcStatus::garbage_args;
+        reply.detail = "GARBAGE_ARGS";
+        return;
+    default:
+        reply.status = RpcStatus::system_err;
+        reply.detail = "SYSTEM_ERR (accept_stat " + std::to_string(accept_stat) + ")";
+        return;
+    }
+}
+
+// A REPLY header for the call `xid`: accepted with `answer`'s accept_stat, or denied
+// (RPC_MISMATCH) when `answer` is empty. Results go after it as they are.
+std::vector<char> reply_header(uint32_t xid, const RpcCallReply* answer) {
+    rpc_msg m = empty_msg();
+    m.rm_xid = xid;
+    m.rm_direction = REPLY;
+    if (!answer) {
+        m.rm_reply.rp_stat = MSG_DENIED;
+        m.RPCM_rej.rj_stat = RPC_MISMATCH;
+        m.RPCM_rej.rj_vers.low = RPC_MSG_VERSION;
+        m.RPCM_rej.rj_vers.high = RPC_MSG_VERSION;
+    } else {
+        m.rm_reply.rp_stat = MSG_ACCEPTED;
+        set_enum_bits(m.RPCM_ack.ar_stat, answer->accept_stat);
+        if (answer->accept_stat == PROG_MISMATCH) {
+            m.RPCM_ack.ar_vers.low = answer->low;
+            m.RPCM_ack.ar_vers.high = answer->high;
+        }
+    }
+    return xdr_encode(64, "RPC reply header", [&](XDR* x) { return xdr_replymsg(x, &m); });
 }
 
 } // namespace
@@ -264,12 +270,22 @@ void RpcTransport::call_async(uint32_t prog, uint32_t vers, uint32_t proc, const
     std::vector<char> header;
     try {
         const std::vector<char> auth = encode_auth_sys(cred);
-        header = xdr_encode(64 + auth.size(), "RPC call header", [&](XDR* x) {
-            return xdr_put_u32(x, xid) && xdr_put_u32(x, kMsgCall) && xdr_put_u32(x, kRpcVersion) &&
-                   xdr_put_u32(x, prog) && xdr_put_u32(x, vers) && xdr_put_u32(x, proc) &&
-                   xdr_put_u32(x, kAuthSys) && xdr_put_opaque(x, auth) &&
-                   xdr_put_u32(x, kAuthNone) && xdr_put_u32(x, 0);
-        });
+        rpc_msg m = empty_msg();
+        m.rm_xid = xid;
+        m.rm_direction = CALL;
+        m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+        m.cb_prog = prog;
+        m.cb_vers = vers;
+        m.cb_proc = proc;
+        m.cb_cred.oa_flavor = AUTH_SYS;
+        if (auth.size() > sizeof(m.cb_cred.oa_body)) {
+            throw XdrError("AUTH_SYS credential of " + std::to_string(auth.size()) + " bytes");
+        }
+        m.cb_cred.oa_length = static_cast<u_int>(auth.size());
+        std::memcpy(m.cb_cred.oa_body, auth.data(), auth.size());
+        m.cb_verf = _null_auth;
+        header = xdr_encode(64 + auth.size(), "RPC call header",
+                            [&](XDR* x) { return xdr_callmsg(x, &m); });
     } catch (const XdrError& e) {
         done(failed_reply(RpcStatus::bad_reply, e.what()));
         return;
@@ -444,15 +460,18 @@ void RpcTransport::receive_loop() {
 }
 
 void RpcTransport::handle_record(std::vector<char>&& record) {
+    // The xid and direction route the record before its header is decoded: a reply whose
+    // header xdr_replymsg refuses must still complete its call, and xdr_replymsg and
+    // xdr_callmsg each refuse the other direction.
     XdrDecoder d(record);
     uint32_t xid = 0, mtype = 0;
     if (!d.u32(xid) || !d.u32(mtype)) {
         stray_replies_++;
         return;
     }
-    if (mtype == kMsgReply) {
+    if (mtype == REPLY) {
         handle_reply(xid, std::move(record));
-    } else if (mtype == kMsgCall) {
+    } else if (mtype == CALL) {
         handle_call(xid, std::move(record));
     } else {
         stray_replies_++;
@@ -482,28 +501,25 @@ void RpcTransport::handle_reply(uint32_t xid, std::vector<char>&& record) {
 void RpcTransport::handle_call(uint32_t xid, std::vector<char>&& record) {
     callbacks_received_++;
     XdrDecoder d(record);
-    d.set_pos(8);
+    rpc_msg m = empty_msg();
+    if (!xdr_callmsg(d.xdr(), &m)) {
+        // xdr_callmsg refuses an RPC version other than 2 as it refuses a truncated header,
+        // and only a wrong version is answered (RPC_MISMATCH): its word is read here.
+        uint32_t rpcvers = RPC_MSG_VERSION;
+        if (d.set_pos(8) && d.u32(rpcvers) && rpcvers != RPC_MSG_VERSION) {
+            send_record(reply_header(xid, nullptr), {}, Clock::now() + std::chrono::seconds(5));
+        }
+        return; // otherwise not even a call header: nothing to answer
+    }
     RpcCall call;
     call.xid = xid;
-    uint32_t rpcvers = 0, verf_flavor = 0;
-    std::vector<char> cred, verf;
-    if (!d.u32(rpcvers) || !d.u32(call.prog) || !d.u32(call.vers) || !d.u32(call.proc) ||
-        !d.u32(call.cred_flavor) || !d.opaque(cred, kMaxAuthBytes) || !d.u32(verf_flavor) ||
-        !d.opaque(verf, kMaxAuthBytes)) {
-        return; // not even a call header: nothing to answer
-    }
+    call.prog = m.cb_prog;
+    call.vers = m.cb_vers;
+    call.proc = m.cb_proc;
+    call.cred_flavor = static_cast<uint32_t>(m.cb_cred.oa_flavor);
     call.args = std::span<const char>(record).subspan(d.pos());
 
     std::optional<RpcCallReply> answer;
-    std::vector<char> header;
-    if (rpcvers != kRpcVersion) {
-        header = xdr_encode(64, "RPC denied reply", [&](XDR* x) {
-            return xdr_put_u32(x, xid) && xdr_put_u32(x, kMsgReply) && xdr_put_u32(x, kMsgDenied) &&
-                   xdr_put_u32(x, 0) && xdr_put_u32(x, kRpcVersion) && xdr_put_u32(x, kRpcVersion);
-        });
-        send_record(header, {}, Clock::now() + std::chrono::seconds(5));
-        return;
-    }
     CallHandler handler;
     {
         std::lock_guard lock(mu_);
@@ -513,20 +529,16 @@ void RpcTransport::handle_call(uint32_t xid, std::vector<char>&& record) {
         try {
             answer = handler(call);
         } catch (const std::exception&) {
-            answer = RpcCallReply{5 /* SYSTEM_ERR */, {}};
+            answer = RpcCallReply{SYSTEM_ERR, {}};
         }
         if (!answer) {
             return;
         }
     } else {
-        answer = RpcCallReply{1 /* PROG_UNAVAIL */, {}};
+        answer = RpcCallReply{PROG_UNAVAIL, {}};
     }
-    header = xdr_encode(64, "RPC reply header", [&](XDR* x) {
-        return xdr_put_u32(x, xid) && xdr_put_u32(x, kMsgReply) && xdr_put_u32(x, kMsgAccepted) &&
-               xdr_put_u32(x, kAuthNone) && xdr_put_u32(x, 0) &&
-               xdr_put_u32(x, answer->accept_stat);
-    });
-    send_record(header, answer->results, Clock::now() + std::chrono::seconds(5));
+    send_record(reply_header(xid, &*answer), answer->results,
+                Clock::now() + std::chrono::seconds(5));
 }
 
 void RpcTransport::expire_overdue(Clock::time_point now) {

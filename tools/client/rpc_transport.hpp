@@ -77,11 +77,14 @@ struct RpcCall {
     std::span<const char> args;
 };
 
-// The answer to an RpcCall: an accept_stat (0 = SUCCESS) and what follows it: the
-// XDR-encoded results for SUCCESS, the supported range for PROG_MISMATCH, else nothing.
+// The answer to an RpcCall: an accept_stat (ntirpc's enum accept_stat: SUCCESS,
+// PROG_UNAVAIL, ...) with, for SUCCESS, the XDR-encoded results and, for PROG_MISMATCH,
+// the lowest and highest version supported.
 struct RpcCallReply {
     uint32_t accept_stat = 0;
     std::vector<char> results;
+    uint32_t low = 0;
+    uint32_t high = 0;
 };
 
 // Runs on the receive thread: it must not block on fore-channel calls of the same

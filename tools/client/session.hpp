@@ -32,7 +32,6 @@
 
 namespace flexfiles::client {
 
-constexpr uint32_t kNfsProgram = 100003;
 constexpr uint32_t kNfsV4 = 4;
 constexpr uint32_t kNfsProcCompound = 1;
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <stdexcept>
@@ -54,6 +55,20 @@ private:
     std::span<const char> bytes_;
     XDR xdr_{};
 };
+
+// The C enums of the protocol headers (nfsstat4, accept_stat, nfsstat3...) hold whatever
+// 32-bit value a C decoder stored; loading or casting an out-of-range value as the enum
+// type is undefined behaviour in C++, so these fields are read and written as bytes.
+template <typename Enum> uint32_t enum_bits(const Enum& e) {
+    static_assert(sizeof(Enum) == sizeof(uint32_t));
+    uint32_t v;
+    std::memcpy(&v, &e, sizeof(v));
+    return v;
+}
+template <typename Enum> void set_enum_bits(Enum& e, uint32_t v) {
+    static_assert(sizeof(Enum) == sizeof(uint32_t));
+    std::memcpy(&e, &v, sizeof(v));
+}
 
 // Encoding helpers with the same conventions, for code that fills a stream.
 bool xdr_put_u32(XDR* x, uint32_t v);

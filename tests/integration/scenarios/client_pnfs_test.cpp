@@ -69,7 +69,7 @@ fc::FileHandle to_fh(const fh::Nfs3Fh& f) {
 
 // The harness's fattr3 and ours must agree field by field.
 void expect_same_attrs(const fh::Nfs3Attr& h, const v3::Fattr& c) {
-    EXPECT_EQ(static_cast<std::uint32_t>(h.type), c.type);
+    EXPECT_EQ(h.type, c.type);
     EXPECT_EQ(h.mode & 07777, c.mode & 07777);
     EXPECT_EQ(h.nlink, c.nlink);
     EXPECT_EQ(h.uid, c.uid);
@@ -123,7 +123,7 @@ TEST_F(ClientNfs3, MountGivesTheSameRootAsLibnfs) {
 TEST_F(ClientNfs3, WriteReadCommitGetattrKeepThePostOpAttributes) {
     fh::Nfs3Client theirs(cluster_->ds(0).nfs3_url());
     const auto created = theirs.create(theirs.root(), "direct", 0640);
-    ASSERT_EQ(created.status, fh::Nfs3Status::Ok);
+    ASSERT_EQ(created.status, fh::Nfs3Status::ok);
     ASSERT_TRUE(created.fh.has_value());
     const fc::FileHandle file = to_fh(*created.fh);
     auto ds = connect();
@@ -158,7 +158,7 @@ TEST_F(ClientNfs3, WriteReadCommitGetattrKeepThePostOpAttributes) {
     const v3::GetattrResult ours = ds->getattr(root, file);
     ASSERT_TRUE(ours.ok()) << ours.describe();
     const fh::Nfs3GetattrResult libnfs = theirs.getattr(*created.fh);
-    ASSERT_EQ(libnfs.status, fh::Nfs3Status::Ok);
+    ASSERT_EQ(libnfs.status, fh::Nfs3Status::ok);
     expect_same_attrs(libnfs.attr, *ours.attrs);
     expect_same_attrs(libnfs.attr, *c.wcc.after);
     EXPECT_EQ(ours.attrs->size, data.size());
@@ -180,7 +180,7 @@ TEST_F(ClientNfs3, FencedWriteGetsAccesWithoutAttributes) {
     fh::Nfs3Client theirs(cluster_->ds(0).nfs3_url());
     const auto created = theirs.create(theirs.root(), "fenced", 0640);
     ASSERT_TRUE(created.fh.has_value());
-    ASSERT_EQ(theirs.setattr(*created.fh, owned_by(1000001)).status, fh::Nfs3Status::Ok);
+    ASSERT_EQ(theirs.setattr(*created.fh, owned_by(1000001)).status, fh::Nfs3Status::ok);
     const fc::FileHandle file = to_fh(*created.fh);
     auto ds = connect();
     fc::AuthSys owner;
@@ -192,7 +192,7 @@ TEST_F(ClientNfs3, FencedWriteGetsAccesWithoutAttributes) {
     EXPECT_EQ(ok.wcc.after->uid, 1000001u);
 
     // Fence: root gives the data file to another synthetic owner.
-    ASSERT_EQ(theirs.setattr(*created.fh, owned_by(1000002)).status, fh::Nfs3Status::Ok);
+    ASSERT_EQ(theirs.setattr(*created.fh, owned_by(1000002)).status, fh::Nfs3Status::ok);
     const v3::WriteResult denied = ds->write(owner, file, 0, data, v3::Stable::file_sync);
     ASSERT_TRUE(denied.replied()) << denied.describe();
     EXPECT_EQ(denied.status, v3::Status::acces) << denied.describe();

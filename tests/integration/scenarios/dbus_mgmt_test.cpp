@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
-// The FLEXFILES dbus management interface (fsal_flexfiles/mgmt/, org.ganesha.nfsd.flexfiles
+// The FLEXFILES dbus management interface (fsal_flexfiles/dbus/, org.ganesha.nfsd.flexfiles
 // on /org/ganesha/nfsd/FlexFiles) through the admin CLI tools/ganesha-ff, and dbus-send
 // for calls the CLI cannot make (wrong argument types).
 //
@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <sys/wait.h>
@@ -61,14 +62,27 @@ protected:
         fh::ClusterOptions options;
         options.data_servers = 4;
         options.with_dbus = true;
-        options.configure_mds = [prefix = prefix_](fh::ServerOptions& mds,
-                                                   const std::vector<fh::DataServerInfo>& ds) {
+        options.configure_mds = [prefix = prefix_,
+                                 two = two_exports_](fh::ServerOptions& mds,
+                                                     const std::vector<fh::DataServerInfo>& ds) {
             mds.dbus_name_prefix = prefix;
             mds.exports[0].pseudo = "/ff";
             fh::FlexfilesOptions ff;
             ff.mirrors = 1;
             ff.only = {0, 1, 2};
             ff.extra = "        WCC_Max_Age = 60000;\n";
+            if (two) {
+                // A second FLEXFILES export (Export_Id 2, /ff2) on data servers of its own.
+                ff.only = {0, 1};
+                fh::ExportSpec second = mds.exports[0];
+                second.export_id = 2;
+                second.path.clear();
+                second.pseudo = "/ff2";
+                fh::FlexfilesOptions ff2 = ff;
+                ff2.only = {2, 3};
+                second.fsal = fh::flexfiles_fsal_block(ds, ff2);
+                mds.exports.push_back(second);
+            }
             mds.exports[0].fsal = fh::flexfiles_fsal_block(ds, ff);
         };
         cluster_ = std::make_unique<fh::Cluster>(options);
@@ -140,9 +154,12 @@ protected:
         return rows;
     }
 
-    // `ganesha-ff stats --json` as name -> value.
-    std::map<std::string, std::uint64_t> stats() {
-        const fh::CommandResult r = cli({"--json", "stats"});
+    // `ganesha-ff stats --json` as name -> value (of one export, when the server has two).
+    std::map<std::string, std::uint64_t> stats(std::optional<unsigned> export_id = {}) {
+        std::vector<std::string> args{"--json", "stats"};
+        if (export_id)
+            args.insert(args.begin(), {"--export", std::to_string(*export_id)});
+        const fh::CommandResult r = cli(args);
         EXPECT_EQ(exit_status(r), kExitOk) << r.output;
         std::map<std::string, std::uint64_t> out;
         static const std::regex kPair("\"([a-z_.]+)\": ([0-9]+)");
@@ -153,10 +170,11 @@ protected:
         return out;
     }
 
+    // Opens (creating) /ff/<name>, or any path given from the root ("/ff2/x").
     std::unique_ptr<fc::FlexFile> open(const std::string& name) {
         fc::FlexOpenOptions o;
         o.create = true;
-        return fc::FlexFile::open(*pnfs_, "/ff/" + name, o);
+        return fc::FlexFile::open(*pnfs_, name.starts_with('/') ? name : "/ff/" + name, o);
     }
 
     // Creates (and so places) `n` files named prefix0, prefix1, ...
@@ -196,6 +214,8 @@ protected:
 
     // The MDS's Dbus_Name_Prefix (empty: none, the bus name is org.ganesha.nfsd).
     std::string prefix_;
+    // Two FLEXFILES exports: /ff on data servers 1-2, /ff2 on data servers 3-4.
+    bool two_exports_ = false;
     std::unique_ptr<fh::Cluster> cluster_;
     std::unique_ptr<fc::Session> session_;
     std::unique_ptr<fc::PnfsClient> pnfs_;
@@ -206,6 +226,38 @@ class DbusMgmtPrefixed : public DbusMgmt {
 protected:
     DbusMgmtPrefixed() { prefix_ = "mds"; }
 };
+
+// Two FLEXFILES exports in one server: each export's counters count its own operations.
+class DbusMgmtTwoExports : public DbusMgmt {
+protected:
+    DbusMgmtTwoExports() { two_exports_ = true; }
+};
+
+TEST_F(DbusMgmtTwoExports, EachExportReportsItsOwnCounters) {
+    const fh::CommandResult exports = cli({"exports"});
+    ASSERT_EQ(exit_status(exports), kExitOk) << exports.output;
+    EXPECT_NE(exports.output.find("/ff2"), std::string::npos) << exports.output;
+
+    const std::vector<std::string> moved{"wcc.layout_wcc_ops", "wcc.entries_applied",
+                                         "layout.layoutgets_rw", "data_path.files_placed"};
+    // A LAYOUT_WCC through export `busy` moves its counters and none of `idle`'s.
+    const auto check = [&](unsigned busy, unsigned idle, const std::string& path) {
+        const auto busy_before = stats(busy);
+        const auto idle_before = stats(idle);
+        write_with_layout_wcc(path);
+        const auto busy_after = stats(busy);
+        const auto idle_after = stats(idle);
+        for (const std::string& name : moved) {
+            ASSERT_EQ(busy_after.count(name), 1u) << name;
+            EXPECT_EQ(busy_after.at(name), busy_before.at(name) + 1)
+                << "export " << busy << " " << name;
+        }
+        for (const auto& [name, value] : idle_before)
+            EXPECT_EQ(idle_after.at(name), value) << "export " << idle << " " << name;
+    };
+    check(1, 2, "/ff/one");
+    check(2, 1, "/ff2/two");
+}
 
 TEST_F(DbusMgmt, ListShowsThreeUpDataServersAndStatsCountLayoutWcc) {
     const auto rows = list();

@@ -96,8 +96,8 @@ protected:
     Layout first_layout_;
 };
 
-const std::vector<Nfs3Status> kBothOk{Nfs3Status::Ok, Nfs3Status::Ok};
-const std::vector<Nfs3Status> kBothFenced{Nfs3Status::Acces, Nfs3Status::Acces};
+const std::vector<Nfs3Status> kBothOk{Nfs3Status::ok, Nfs3Status::ok};
+const std::vector<Nfs3Status> kBothFenced{Nfs3Status::acces, Nfs3Status::acces};
 
 } // namespace
 
@@ -207,21 +207,21 @@ TEST_F(Fencing, AccessErrorWithTheCurrentOwnerRepairsTheDataFile) {
     Nfs3SetAttrs chown;
     chown.uid = 4242;
     chown.gid = 4242;
-    ASSERT_EQ(root.setattr(entry.fh_vers[0], chown).status, Nfs3Status::Ok);
+    ASSERT_EQ(root.setattr(entry.fh_vers[0], chown).status, Nfs3Status::ok);
     Nfs3Client as_layout(info->nfs3_url(), entry.creds());
-    ASSERT_EQ(as_layout.write(entry.fh_vers[0], 0, pattern(10, 1)).status, Nfs3Status::Acces);
+    ASSERT_EQ(as_layout.write(entry.fh_vers[0], 0, pattern(10, 1)).status, Nfs3Status::acces);
 
     const auto body = ff_layoutreturn_body({{entry.deviceid, NFS4ERR_ACCESS}}, {});
     ASSERT_EQ(layoutreturn(*first_, first_file_.fh, first_layout_.stateid, body).status,
               std::optional<std::uint32_t>(NFS4_OK));
     EXPECT_TRUE(eventually(
         [&] {
-            return as_layout.write(entry.fh_vers[0], 0, pattern(10, 1)).status == Nfs3Status::Ok;
+            return as_layout.write(entry.fh_vers[0], 0, pattern(10, 1)).status == Nfs3Status::ok;
         },
         std::chrono::seconds(5)))
         << "the data file's owner was not set back to the layout's";
     const Nfs3GetattrResult a = root.getattr(entry.fh_vers[0]);
-    ASSERT_EQ(a.status, Nfs3Status::Ok);
+    ASSERT_EQ(a.status, Nfs3Status::ok);
     EXPECT_EQ(a.attr.uid, entry.creds().uid);
     EXPECT_EQ(a.attr.gid, entry.creds().gid);
 }

@@ -9,8 +9,9 @@
 // their deadline and going Suspect then Down and Up again after SIGCONT, and a restarted
 // server being reconnected.
 #include "ff_harness/harness.hpp"
-#include "fleet/fleet.h"
-#include "fleet/naming.h"
+#include "fleet/fleet.hpp"
+#include "model/naming.hpp"
+#include "offline_fleet/offline_fleet.hpp"
 
 #include <atomic>
 #include <csignal>
@@ -25,10 +26,20 @@
 using namespace flexfiles::fleet;
 using namespace std::chrono_literals;
 namespace harness = flexfiles::harness;
+namespace offline_fleet = flexfiles::offline_fleet;
 
 namespace {
 
-// Short timings so that failure detection fits in a test.
+// Short timings so that failure detection fits in a test (longer than the defaults of
+// testing/offline_fleet, which are for data servers nobody answers for).
+constexpr offline_fleet::Timings kTimings{.request_timeout = 3000ms,
+                                          .connect_timeout = 1000ms,
+                                          .probe_interval = 200ms,
+                                          .probe_timeout = 200ms,
+                                          .down_after = 3,
+                                          .backoff_initial = 50ms,
+                                          .backoff_max = 400ms};
+
 DataServerConfig config_for(const harness::DataServerInfo& info) {
     DataServerConfig c;
     c.id = info.index + 1;
@@ -36,13 +47,7 @@ DataServerConfig config_for(const harness::DataServerInfo& info) {
     c.export_path = info.export_path.string();
     c.nfs_port = info.nfs_port;
     c.mount_port = info.mnt_port;
-    c.request_timeout = 3000ms;
-    c.connect_timeout = 1000ms;
-    c.probe_interval = 200ms;
-    c.probe_timeout = 200ms;
-    c.down_after = 3;
-    c.backoff_initial = 50ms;
-    c.backoff_max = 400ms;
+    offline_fleet::apply(kTimings, c);
     c.log = [](LogLevel lvl, std::string_view msg) {
         if (lvl >= LogLevel::info)
             std::fprintf(stderr, "fleet: %.*s\n", static_cast<int>(msg.size()), msg.data());
@@ -50,15 +55,7 @@ DataServerConfig config_for(const harness::DataServerInfo& info) {
     return c;
 }
 
-template <class Pred> bool wait_until(Pred p, std::chrono::milliseconds limit) {
-    auto end = Clock::now() + limit;
-    while (Clock::now() < end) {
-        if (p())
-            return true;
-        std::this_thread::sleep_for(10ms);
-    }
-    return p();
-}
+using offline_fleet::wait_until;
 
 // NAME on `d`, created afresh (mode 0644): a leftover of an earlier run is removed first.
 DsResult<CreateResult> create_afresh(DataServer& d, const std::string& name) {
@@ -158,7 +155,7 @@ TEST_F(FleetTest, RoundTripWithPostOpAttributes) {
     EXPECT_EQ(cr.value.attrs->uid, 1234u);
     EXPECT_EQ(cr.value.attrs->gid, 567u);
     EXPECT_EQ(cr.value.attrs->size, 0u);
-    EXPECT_EQ(cr.value.attrs->type, 1u); // NF3REG
+    EXPECT_EQ(cr.value.attrs->type, flexfiles::nfs3::Ftype::reg);
     const DsFh fh = cr.value.fh;
 
     // Guarded create of an existing name: NFS3ERR_EXIST (17), named in the message.

@@ -2,7 +2,7 @@
 //
 // LAYOUTERROR (RFC 7862 section 15.6) to the FLEXFILES MDS: the series' 0009 decodes
 // lea_errors<> as an array, answers, checks the layout stateid and hands each device_error4
-// to the FSAL, which treats it like an ff_ioerr4 of LAYOUTRETURN (layout/layouterror.cpp):
+// to the FSAL, which treats it like an ff_ioerr4 of LAYOUTRETURN (pnfs/layouterror.cpp):
 // NXIO reports the data server to the fleet (Up -> Suspect, logged), ACCESS with the
 // layout's current owner sets the data file's owner back, an unknown device is ignored.
 #include "layout_test_support.hpp"
@@ -146,7 +146,7 @@ TEST_F(LayoutError, AccessRepairsTheDataFileOwner) {
     Nfs3SetAttrs chown;
     chown.uid = 4242;
     chown.gid = 4343;
-    ASSERT_EQ(root.setattr(entry.fh_vers[0], chown).status, Nfs3Status::Ok);
+    ASSERT_EQ(root.setattr(entry.fh_vers[0], chown).status, Nfs3Status::ok);
     ASSERT_EQ(root.getattr(entry.fh_vers[0]).attr.uid, 4242u);
 
     EXPECT_EQ(layouterror(layout_.stateid, {device_error(entry.deviceid, NFS4ERR_ACCESS)}), kOk);
@@ -156,7 +156,7 @@ TEST_F(LayoutError, AccessRepairsTheDataFileOwner) {
     EXPECT_TRUE(eventually(
         [&] {
             a = root.getattr(entry.fh_vers[0]);
-            return a.status == Nfs3Status::Ok && a.attr.uid == expected.uid &&
+            return a.status == Nfs3Status::ok && a.attr.uid == expected.uid &&
                    a.attr.gid == expected.gid;
         },
         std::chrono::seconds(5)))
@@ -164,7 +164,7 @@ TEST_F(LayoutError, AccessRepairsTheDataFileOwner) {
         << expected.gid;
     // The layout's credentials write again.
     Nfs3Client as_layout(info.nfs3_url(), expected);
-    EXPECT_EQ(as_layout.write(entry.fh_vers[0], 0, pattern(10, 1)).status, Nfs3Status::Ok);
+    EXPECT_EQ(as_layout.write(entry.fh_vers[0], 0, pattern(10, 1)).status, Nfs3Status::ok);
     // The other mirror's data file was not touched.
     const LayoutDs& other = layout_.mirrors[1][0];
     Nfs3Client other_root(ds_info_of(other).nfs3_url());

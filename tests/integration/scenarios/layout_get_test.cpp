@@ -77,10 +77,10 @@ TEST_F(LayoutGet, RwLayoutNamesTwoMirrorsOnDistinctDevices) {
 }
 
 // A second LAYOUTGET on the layout stateid (what clients send once they hold a layout of
-// the file) makes Ganesha 4.3 free the layout state under its table (a reference dropped
-// twice in acquire_layout_state; the next use of the stateid aborts the server). Enable
-// once the core fix (/work/h8/0002-layoutget-layout-stateid-double-unref.patch) is in the
-// series.
+// the file) makes stock Ganesha 4.3 free the layout state under its table (a reference
+// dropped twice in acquire_layout_state; the next use of the stateid aborts the server).
+// The series fixes it (protocols/patches/0007-layoutget-layout-stateid-double-unref.patch);
+// this test keeps it fixed.
 TEST_F(LayoutGet, SecondLayoutgetOnTheLayoutStateid) {
     const Layout l = must_layoutget(*session_, file_.fh, file_.stateid, LAYOUTIOMODE4_RW);
     const Layout r = must_layoutget(*session_, file_.fh, l.stateid, LAYOUTIOMODE4_READ);
@@ -131,7 +131,7 @@ TEST_F(LayoutGet, WritesThroughTheLayoutReachBothMirrors) {
         ASSERT_NE(info, nullptr);
         Nfs3Client ds(info->nfs3_url(), mirror[0].creds());
         const Nfs3WriteResult w = ds.write(mirror[0].fh_vers[0], 0, data);
-        ASSERT_EQ(w.status, Nfs3Status::Ok) << "ds" << info->index + 1;
+        ASSERT_EQ(w.status, Nfs3Status::ok) << "ds" << info->index + 1;
         EXPECT_EQ(w.count, data.size());
         ASSERT_TRUE(w.file_wcc.after.has_value());
         EXPECT_EQ(w.file_wcc.after->uid, mirror[0].creds().uid)
@@ -140,7 +140,7 @@ TEST_F(LayoutGet, WritesThroughTheLayoutReachBothMirrors) {
 
         // Anybody else is refused: the owner is what fences.
         Nfs3Client stranger(info->nfs3_url(), {mirror[0].creds().uid + 1, 4242});
-        EXPECT_EQ(stranger.write(mirror[0].fh_vers[0], 0, data).status, Nfs3Status::Acces);
+        EXPECT_EQ(stranger.write(mirror[0].fh_vers[0], 0, data).status, Nfs3Status::acces);
     }
     // Both mirrors hold the bytes.
     for (const auto& mirror : l.mirrors) {
@@ -150,7 +150,7 @@ TEST_F(LayoutGet, WritesThroughTheLayoutReachBothMirrors) {
         std::vector<std::uint8_t> back;
         while (back.size() < data.size()) {
             const Nfs3ReadResult r = ds.read(mirror[0].fh_vers[0], back.size(), 65536);
-            ASSERT_EQ(r.status, Nfs3Status::Ok);
+            ASSERT_EQ(r.status, Nfs3Status::ok);
             ASSERT_FALSE(r.data.empty());
             back.insert(back.end(), r.data.begin(), r.data.end());
         }
@@ -165,7 +165,7 @@ TEST_F(LayoutGet, LayoutCommitGivesTheFileItsNewSize) {
         const DataServerInfo* info = ds_of(*session_, mirror[0]);
         ASSERT_NE(info, nullptr);
         Nfs3Client ds(info->nfs3_url(), mirror[0].creds());
-        ASSERT_EQ(ds.write(mirror[0].fh_vers[0], 0, data).status, Nfs3Status::Ok);
+        ASSERT_EQ(ds.write(mirror[0].fh_vers[0], 0, data).status, Nfs3Status::ok);
     }
     const nfstime4 mtime{1700000000, 5};
     const CommitResult c = layoutcommit(*session_, file_.fh, l.stateid, data.size() - 1, mtime);
@@ -287,7 +287,7 @@ DeviceListPage getdevicelist(Session& s, const FileHandle& fh, std::uint32_t max
     return page;
 }
 
-// The deviceid layouts carry for Data_Server Id `id` (fleet/deviceid.h).
+// The deviceid layouts carry for Data_Server Id `id` (model/deviceid.hpp).
 DeviceId flexfiles_deviceid(std::uint8_t id) {
     return DeviceId{1, 1, 'F', 'F', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, id};
 }

@@ -3,8 +3,8 @@
 // Op 77 LAYOUT_WCC with a granted flex-files layout: the statuses that need one.
 //   * the layout's stateid with an older seqid        NFS4ERR_OLD_STATEID (protocols/)
 //   * another client's layout stateid                 NFS4ERR_BAD_STATEID (protocols/)
-//   * a body matching the layout                      NFS4_OK            (the FSAL, wcc/)
-//   * a body that is not an ff_layout_wcc4             NFS4ERR_BADXDR     (the FSAL, wcc/)
+//   * a body matching the layout                      NFS4_OK            (the FSAL, pnfs/)
+//   * a body that is not an ff_layout_wcc4             NFS4ERR_BADXDR     (the FSAL, pnfs/)
 // The first two are decided by the op handler before the FSAL sees the body; the last two
 // by the FSAL's layout_wcc method.
 #include "client/layout_wcc.hpp"
@@ -35,7 +35,7 @@ protected:
                 return {};
             Nfs3Client ds(info->nfs3_url(), entry.creds());
             const Nfs3WriteResult w = ds.write(entry.fh_vers[0], 0, data);
-            EXPECT_EQ(w.status, Nfs3Status::Ok);
+            EXPECT_EQ(w.status, Nfs3Status::ok);
             EXPECT_TRUE(w.file_wcc.after.has_value());
             if (!w.file_wcc.after)
                 return {};

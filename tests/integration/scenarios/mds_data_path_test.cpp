@@ -6,7 +6,7 @@
 // object stays empty, and the map file -> data files survives an MDS restart.
 //
 // Cluster: 1 MDS (FLEXFILES over VFS, Protocols 3 and 4, Mirrors = 2) + 3 NFSv3 data
-// servers. GETATTR through the MDS is not checked for sizes here (wcc/ owns that).
+// servers. GETATTR through the MDS is not checked for sizes here (wcc_getattr_test owns that).
 #include "mds_test_support.hpp"
 
 using namespace mds_test;
@@ -60,7 +60,7 @@ TEST(MdsDataPath, CreateWriteReadRemove) {
     EXPECT_EQ(read_all(client, f.fh, tail_at, tail.size()), tail);
     // Past the end: nothing, EOF.
     const auto past = client.read(f.fh, tail_at + tail.size(), 4096);
-    EXPECT_EQ(past.status, Nfs3Status::Ok);
+    EXPECT_EQ(past.status, Nfs3Status::ok);
     EXPECT_TRUE(past.data.empty());
     EXPECT_TRUE(past.eof);
     // The hole reads as zeros.
@@ -74,17 +74,17 @@ TEST(MdsDataPath, CreateWriteReadRemove) {
         EXPECT_EQ(read_whole(df.path), expected) << df.path << ": every mirror holds the bytes";
     EXPECT_EQ(fs::file_size(mds.export_path() / "file-a"), 0U)
         << "the namespace object on the MDS holds no bytes";
-    // GETATTR through the MDS: the size of the data files (wcc/ overlays it).
+    // GETATTR through the MDS: the size of the data files (the GETATTR overlay puts it there).
     const auto got = client.getattr(f.fh);
-    ASSERT_EQ(got.status, Nfs3Status::Ok);
+    ASSERT_EQ(got.status, Nfs3Status::ok);
     EXPECT_EQ(got.attr.size, expected.size());
 
     // COMMIT goes to the mirrors too.
-    EXPECT_EQ(client.commit(f.fh).status, Nfs3Status::Ok);
+    EXPECT_EQ(client.commit(f.fh).status, Nfs3Status::ok);
 
     // Remove: the data files go with the last link.
-    EXPECT_EQ(client.remove(client.root(), "file-a").status, Nfs3Status::Ok);
-    EXPECT_EQ(client.lookup(client.root(), "file-a").status, Nfs3Status::NoEnt);
+    EXPECT_EQ(client.remove(client.root(), "file-a").status, Nfs3Status::ok);
+    EXPECT_EQ(client.lookup(client.root(), "file-a").status, Nfs3Status::noent);
     for (const auto& df : placed)
         EXPECT_FALSE(fs::exists(df.path)) << df.path << " survived the remove";
     EXPECT_TRUE(all_data_files(cluster).empty());
@@ -123,13 +123,13 @@ TEST(MdsDataPath, SizeChangesReachEveryDataFile) {
     const auto placed = data_files_on_disk(cluster, f.fileid);
     ASSERT_EQ(placed.size(), 2U);
 
-    EXPECT_EQ(client.setattr(f.fh, size_attr(1000)).status, Nfs3Status::Ok);
+    EXPECT_EQ(client.setattr(f.fh, size_attr(1000)).status, Nfs3Status::ok);
     for (const auto& df : placed)
         EXPECT_EQ(fs::file_size(df.path), 1000U) << df.path;
     EXPECT_EQ(read_all(client, f.fh, 0, 5000),
               std::vector<std::uint8_t>(data.begin(), data.begin() + 1000));
 
-    EXPECT_EQ(client.setattr(f.fh, size_attr(5000)).status, Nfs3Status::Ok);
+    EXPECT_EQ(client.setattr(f.fh, size_attr(5000)).status, Nfs3Status::ok);
     for (const auto& df : placed)
         EXPECT_EQ(fs::file_size(df.path), 5000U) << df.path;
     auto back = read_all(client, f.fh, 0, 6000);
@@ -139,7 +139,7 @@ TEST(MdsDataPath, SizeChangesReachEveryDataFile) {
               std::vector<std::uint8_t>(4000, 0));
 
     // A mode change never reaches the data files (they keep the fencing owner's mode).
-    EXPECT_EQ(client.setattr(f.fh, mode_attr(0600)).status, Nfs3Status::Ok);
+    EXPECT_EQ(client.setattr(f.fh, mode_attr(0600)).status, Nfs3Status::ok);
     for (const auto& df : placed) {
         struct stat st {};
         ASSERT_EQ(stat(df.path.c_str(), &st), 0);
@@ -161,10 +161,10 @@ TEST(MdsDataPath, DataFilesGoWithTheLastLink) {
     write_all(client, gone.fh, 0, pattern(3000, 5));
     ASSERT_EQ(data_files_on_disk(cluster, gone.fileid).size(), 2U);
     ASSERT_EQ(::link((mds.export_path() / "old").c_str(), (mds.export_path() / "old2").c_str()), 0);
-    EXPECT_EQ(client.remove(client.root(), "old").status, Nfs3Status::Ok);
+    EXPECT_EQ(client.remove(client.root(), "old").status, Nfs3Status::ok);
     EXPECT_EQ(data_files_on_disk(cluster, gone.fileid).size(), 2U)
         << "a link remains: the data files stay";
-    EXPECT_EQ(client.remove(client.root(), "old2").status, Nfs3Status::Ok);
+    EXPECT_EQ(client.remove(client.root(), "old2").status, Nfs3Status::ok);
     EXPECT_TRUE(data_files_on_disk(cluster, gone.fileid).empty()) << "the last link went";
     EXPECT_EQ(data_files_on_disk(cluster, keep.fileid).size(), 2U);
     EXPECT_EQ(read_all(client, keep.fh, 0, 3000), pattern(3000, 4));
@@ -209,7 +209,7 @@ TEST(MdsDataPath, FilesWrittenBeforeAnMdsRestartAreReadableAfter) {
         EXPECT_EQ(fs::file_size(df.path), 20500U);
 
     for (int i = 0; i < 4; ++i)
-        EXPECT_EQ(client.remove(client.root(), "r" + std::to_string(i)).status, Nfs3Status::Ok);
+        EXPECT_EQ(client.remove(client.root(), "r" + std::to_string(i)).status, Nfs3Status::ok);
     EXPECT_TRUE(all_data_files(cluster).empty()) << "the restarted MDS removed the data files";
     expect_no_errors(cluster);
 }
@@ -242,7 +242,7 @@ TEST(MdsDataPath, HundredFilesComeAndGo) {
         EXPECT_EQ(read_all(client, files[static_cast<std::size_t>(i)].fh, 0, 8192), data);
     for (int i = 0; i < kFiles; ++i) {
         auto t0 = Clock::now();
-        EXPECT_EQ(client.remove(client.root(), "h" + std::to_string(i)).status, Nfs3Status::Ok);
+        EXPECT_EQ(client.remove(client.root(), "h" + std::to_string(i)).status, Nfs3Status::ok);
         removing += Clock::now() - t0;
     }
     EXPECT_TRUE(all_data_files(cluster).empty());

@@ -63,11 +63,11 @@ TEST(MdsFailures, PlacementAvoidsDownDataServersAndRefusesWhenTooFewAreUp) {
     ASSERT_TRUE(mds_noticed_down(cluster, 1, mark)) << "the MDS did not notice ds2 going away";
     const auto before = all_data_files(cluster);
     const auto refused = client.create(client.root(), "two-down", 0644);
-    EXPECT_EQ(refused.status, Nfs3Status::NoSpc);
+    EXPECT_EQ(refused.status, Nfs3Status::nospc);
     EXPECT_TRUE(mds.log_contains("cannot create file \"two-down\"", mark));
     EXPECT_TRUE(
         mds.log_contains("need 2 data servers that are Up and not drained, have 1 of 3", mark));
-    EXPECT_EQ(client.lookup(client.root(), "two-down").status, Nfs3Status::NoEnt);
+    EXPECT_EQ(client.lookup(client.root(), "two-down").status, Nfs3Status::noent);
     EXPECT_FALSE(fs::exists(mds.export_path() / "two-down")) << "the namespace object was left";
     EXPECT_EQ(all_data_files(cluster), before) << "a data file was left behind";
 
@@ -120,10 +120,10 @@ TEST(MdsFailures, ReaperRetriesARemovalThatFailedWhileADataServerWasStopped) {
     const std::size_t mark = mds.log_offset();
     ASSERT_TRUE(cluster.ds(frozen.ds).signal(SIGSTOP));
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_EQ(client.remove(client.root(), "doomed").status, Nfs3Status::Ok);
+    EXPECT_EQ(client.remove(client.root(), "doomed").status, Nfs3Status::ok);
     EXPECT_LT(std::chrono::steady_clock::now() - start, 5s)
         << "a frozen data server must not hold the REMOVE for long";
-    EXPECT_EQ(client.lookup(client.root(), "doomed").status, Nfs3Status::NoEnt);
+    EXPECT_EQ(client.lookup(client.root(), "doomed").status, Nfs3Status::noent);
     EXPECT_FALSE(fs::exists(healthy.path)) << "the healthy mirror's data file is removed at once";
     EXPECT_TRUE(fs::exists(frozen.path)) << "the frozen data server cannot have removed it";
     EXPECT_TRUE(mds.log_contains("queued for the reaper", mark) ||
@@ -177,23 +177,23 @@ TEST(MdsFailures, WriteDegradesWhenAMirrorFailsAndFailsWhenAllDo) {
     auto expected = data;
     const auto head = pattern(4096, 9);
     std::copy(head.begin(), head.end(), expected.begin());
-    const auto w = client.write(f.fh, 0, head, Nfs3Stable::FileSync);
-    EXPECT_EQ(w.status, Nfs3Status::Ok) << "mirror 1 took it: the write is durable there";
+    const auto w = client.write(f.fh, 0, head, Nfs3Stable::file_sync);
+    EXPECT_EQ(w.status, Nfs3Status::ok) << "mirror 1 took it: the write is durable there";
     EXPECT_TRUE(mds.log_contains(
         "file " + std::to_string(f.fileid) + ": mirror(s) 0 missed a WRITE", mark));
     EXPECT_TRUE(mds.log_contains(ds_label(cluster, frozen), mark));
     EXPECT_EQ(read_all(client, f.fh, 0, expected.size()), expected);
 
     ASSERT_TRUE(cluster.ds(other).signal(SIGSTOP));
-    const auto lost = client.write(f.fh, 8192, pattern(4096, 11), Nfs3Stable::FileSync);
-    EXPECT_EQ(lost.status, Nfs3Status::Io) << "no in-sync mirror took it";
+    const auto lost = client.write(f.fh, 8192, pattern(4096, 11), Nfs3Stable::file_sync);
+    EXPECT_EQ(lost.status, Nfs3Status::io) << "no in-sync mirror took it";
     EXPECT_FALSE(mds.log_contains("mirror(s) 1 missed", mark)) << "the last in-sync mirror stays";
 
     ASSERT_TRUE(cluster.ds(frozen).signal(SIGCONT));
     ASSERT_TRUE(cluster.ds(other).signal(SIGCONT));
     const auto fresh = pattern(40000, 10);
     EXPECT_TRUE(eventually(
-        [&] { return client.write(f.fh, 0, fresh, Nfs3Stable::FileSync).status == Nfs3Status::Ok; },
+        [&] { return client.write(f.fh, 0, fresh, Nfs3Stable::file_sync).status == Nfs3Status::ok; },
         45s, 500ms))
         << "writes never worked again after SIGCONT";
     EXPECT_EQ(read_all(client, f.fh, 0, fresh.size()), fresh);

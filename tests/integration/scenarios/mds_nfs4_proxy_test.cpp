@@ -82,7 +82,7 @@ TEST(MdsNfs4Proxy, OpenCreateWriteReadTruncate) {
 
     // NFSv3 REMOVE through the same export: the data files go.
     Nfs3Client v3(mds.nfs3_url());
-    EXPECT_EQ(v3.remove(v3.root(), "v4-file").status, Nfs3Status::Ok);
+    EXPECT_EQ(v3.remove(v3.root(), "v4-file").status, Nfs3Status::ok);
     EXPECT_TRUE(data_files_on_disk(cluster, fileid).empty());
     const auto errors = mds.error_lines();
     EXPECT_TRUE(errors.empty()) << "the MDS logged errors:\n" << joined(errors);

@@ -29,14 +29,14 @@ TEST(MdsRecovery, CreateInterruptedByAnMdsCrashLeavesNothingBehind) {
             Nfs3Client client(mds.nfs3_url());
             return client.create(client.root(), "crashed", 0644).status;
         } catch (const std::exception&) {
-            return Nfs3Status::ServerFault; // the MDS died under the call: expected
+            return Nfs3Status::serverfault; // the MDS died under the call: expected
         }
     });
     ASSERT_TRUE(eventually([&] { return fs::exists(mds.export_path() / "crashed"); }, 2s, 10ms))
         << "the namespace object was not created";
     std::this_thread::sleep_for(300ms); // the CREATEs are on their way to the data servers
     ASSERT_TRUE(mds.signal(SIGKILL));
-    EXPECT_NE(create.get(), Nfs3Status::Ok) << "the create cannot have completed";
+    EXPECT_NE(create.get(), Nfs3Status::ok) << "the create cannot have completed";
     ASSERT_TRUE(cluster.ds(0).signal(SIGCONT));
 
     struct stat st {};
@@ -54,7 +54,7 @@ TEST(MdsRecovery, CreateInterruptedByAnMdsCrashLeavesNothingBehind) {
     // The namespace object is still there, without data files: its first write places them.
     Nfs3Client client(mds.nfs3_url());
     const auto found = client.lookup(client.root(), "crashed");
-    ASSERT_EQ(found.status, Nfs3Status::Ok);
+    ASSERT_EQ(found.status, Nfs3Status::ok);
     const auto data = pattern(9000, 5);
     write_all(client, found.fh, 0, data);
     EXPECT_EQ(read_all(client, found.fh, 0, data.size()), data);
@@ -83,10 +83,10 @@ TEST(MdsRecovery, FileWithoutDataFilesGetsThemOnFirstWriteReplacingLeftovers) {
     const std::size_t mark = mds.log_offset();
     Nfs3Client client(mds.nfs3_url());
     const auto found = client.lookup(client.root(), "adopted");
-    ASSERT_EQ(found.status, Nfs3Status::Ok);
+    ASSERT_EQ(found.status, Nfs3Status::ok);
     // Nothing to read yet: no data files, no bytes.
     const auto empty = client.read(found.fh, 0, 100);
-    EXPECT_EQ(empty.status, Nfs3Status::Ok);
+    EXPECT_EQ(empty.status, Nfs3Status::ok);
     EXPECT_TRUE(empty.data.empty());
     EXPECT_TRUE(empty.eof);
 

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "ff_harness/harness.hpp"
-#include "fleet/naming.h"
+#include "model/naming.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -156,8 +156,8 @@ inline void write_all(Nfs3Client& client, const Nfs3Fh& fh, std::uint64_t offset
         const std::size_t n = std::min(chunk, data.size() - done);
         const std::vector<std::uint8_t> part(data.begin() + static_cast<std::ptrdiff_t>(done),
                                              data.begin() + static_cast<std::ptrdiff_t>(done + n));
-        const auto w = client.write(fh, offset + done, part, Nfs3Stable::FileSync);
-        ASSERT_EQ(w.status, Nfs3Status::Ok) << "WRITE at " << offset + done;
+        const auto w = client.write(fh, offset + done, part, Nfs3Stable::file_sync);
+        ASSERT_EQ(w.status, Nfs3Status::ok) << "WRITE at " << offset + done;
         ASSERT_EQ(w.count, n);
         done += n;
     }
@@ -171,8 +171,8 @@ inline std::vector<std::uint8_t> read_all(Nfs3Client& client, const Nfs3Fh& fh,
     while (out.size() < size) {
         const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(chunk, size - out.size()));
         const auto r = client.read(fh, offset + out.size(), n);
-        EXPECT_EQ(r.status, Nfs3Status::Ok) << "READ at " << offset + out.size();
-        if (r.status != Nfs3Status::Ok)
+        EXPECT_EQ(r.status, Nfs3Status::ok) << "READ at " << offset + out.size();
+        if (r.status != Nfs3Status::ok)
             break;
         out.insert(out.end(), r.data.begin(), r.data.end());
         if (r.eof || r.data.empty())
@@ -188,7 +188,7 @@ struct Created {
 };
 inline Created create_file(Nfs3Client& client, const std::string& name) {
     const auto c = client.create(client.root(), name, 0644);
-    EXPECT_EQ(c.status, Nfs3Status::Ok) << "CREATE " << name;
+    EXPECT_EQ(c.status, Nfs3Status::ok) << "CREATE " << name;
     Created out;
     if (c.fh)
         out.fh = *c.fh;

@@ -51,8 +51,8 @@ Mirrored write_mirrored(Cluster& cluster, Nfs3Client& client, const std::string&
 // extension past the end. Each succeeds, because the other mirror takes it.
 void write_while_a_mirror_is_away(Nfs3Client& client, Mirrored& m) {
     const auto middle = pattern(70000, 32);
-    const auto w = client.write(m.file.fh, 100000, middle, Nfs3Stable::FileSync);
-    ASSERT_EQ(w.status, Nfs3Status::Ok) << "a write one mirror misses still succeeds";
+    const auto w = client.write(m.file.fh, 100000, middle, Nfs3Stable::file_sync);
+    ASSERT_EQ(w.status, Nfs3Status::ok) << "a write one mirror misses still succeeds";
     patch(m.bytes, 100000, middle);
     const auto tail = pattern(9000, 33);
     write_all(client, m.file.fh, m.bytes.size(), tail);
@@ -124,7 +124,7 @@ TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
     EXPECT_NE(read_whole(m.placed[0].path), m.bytes) << "copied while an RW layout was out";
     // GETATTR (the RW layout makes the MDS ask the data servers) gives the in-sync size.
     const auto got = client.getattr(m.file.fh);
-    ASSERT_EQ(got.status, Nfs3Status::Ok);
+    ASSERT_EQ(got.status, Nfs3Status::ok);
     EXPECT_EQ(got.attr.size, m.bytes.size());
 
     lt::close_file(*session, held); // return-on-close: the RW layout goes

@@ -20,7 +20,7 @@
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
 #include "ff_harness/harness.hpp"
-#include "fleet/deviceid.h"
+#include "model/deviceid.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -296,8 +296,8 @@ public:
             for (std::size_t off = 0; off < data.size(); off += 256 * 1024) {
                 const std::size_t n = std::min<std::size_t>(256 * 1024, data.size() - off);
                 std::vector<std::uint8_t> chunk(data.begin() + off, data.begin() + off + n);
-                Nfs3WriteResult w = c->write(df.fh, off, chunk, Nfs3Stable::FileSync);
-                EXPECT_EQ(w.status, Nfs3Status::Ok) << "mirror " << df.mirror;
+                Nfs3WriteResult w = c->write(df.fh, off, chunk, Nfs3Stable::file_sync);
+                EXPECT_EQ(w.status, Nfs3Status::ok) << "mirror " << df.mirror;
                 EXPECT_EQ(w.count, n);
                 last = w.file_wcc.after;
             }
@@ -366,7 +366,7 @@ public:
         return w;
     }
 
-    // Long enough for MDCACHE's cached attributes (whole seconds, see wcc/LAYOUT_WCC.md) and
+    // Long enough for MDCACHE's cached attributes (whole seconds, see pnfs/LAYOUT_WCC.md) and
     // for WCC_Max_Age to expire.
     void let_caches_expire() {
         std::this_thread::sleep_for(std::max<std::chrono::milliseconds>(
@@ -525,22 +525,22 @@ TEST_F(WccGetattr, AccessPathWccRepairsTheOwner) {
     owner.uid = 4242;
     owner.gid = 4242;
     Nfs3SetattrResult set = root.setattr(df.fh, owner);
-    ASSERT_EQ(set.status, Nfs3Status::Ok);
+    ASSERT_EQ(set.status, Nfs3Status::ok);
     ASSERT_TRUE(set.obj_wcc.after.has_value());
     auto client = ds_client(df);
     const std::vector<std::uint8_t> bytes(4096, 0x5a);
-    ASSERT_EQ(client->write(df.fh, 0, bytes).status, Nfs3Status::Acces);
+    ASSERT_EQ(client->write(df.fh, 0, bytes).status, Nfs3Status::acces);
 
     auto [status, attrs] =
         wcc_then_getattr(w.file, w.layout, wcc_body({{&df, *set.obj_wcc.after}}));
     ASSERT_EQ(status, static_cast<std::uint32_t>(NFS4_OK));
 
-    Nfs3Status last = Nfs3Status::Acces;
-    for (int i = 0; i < 60 && last != Nfs3Status::Ok; ++i) {
+    Nfs3Status last = Nfs3Status::acces;
+    for (int i = 0; i < 60 && last != Nfs3Status::ok; ++i) {
         std::this_thread::sleep_for(50ms);
         last = client->write(df.fh, 0, bytes).status;
     }
-    EXPECT_EQ(last, Nfs3Status::Ok) << "the data file's owner was not repaired";
+    EXPECT_EQ(last, Nfs3Status::ok) << "the data file's owner was not repaired";
 }
 
 // A body that does not decode is NFS4ERR_BADXDR, an attribute outside Table 1

@@ -5,7 +5,7 @@
 #include "client/backchannel.hpp"
 #include "client/nfs4_names.hpp"
 #include "client/rpc_transport.hpp"
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 #include "fake_peer.hpp"
 
 #include <memory>
@@ -199,6 +199,50 @@ void test_fore_channel(void**) {
     assert_true(fr.status == RpcStatus::connection_lost);
 }
 
+void test_rpc_header_errors(void**) {
+    Peer p;
+    Backchannel bc(kCbProgramDefault);
+    bc.bind(kSession, 2);
+    p.transport->set_call_handler([&](const RpcCall& c) { return bc.answer(c); });
+
+    // A CALL of RPC version 3: denied, RPC_MISMATCH, versions 2..2.
+    std::vector<char> v3call = call_msg(40, kCbProgramDefault, 1, 0, {});
+    v3call[11] = 3;
+    send_fragment(p.fd, v3call);
+    const std::vector<char> denied = read_record(p.fd);
+    XdrDecoder d(denied);
+    uint32_t xid = 0, mtype = 0, rstat = 0, rj = 9, low = 0, high = 0;
+    assert_true(d.u32(xid) && d.u32(mtype) && d.u32(rstat) && d.u32(rj) && d.u32(low) &&
+                d.u32(high));
+    assert_true(xid == 40 && mtype == 1 && rstat == 1 && rj == 0 && low == 2 && high == 2);
+    assert_int_equal(d.remaining(), 0);
+    // A truncated CALL header is not answered; the next call still is.
+    v3call[11] = 2;
+    send_fragment(p.fd, std::vector<char>(v3call.begin(), v3call.begin() + 20));
+    Reply r = p.call(v3call);
+    assert_true(r.xid == 40 && r.accept == 0);
+
+    // PROG_MISMATCH with the server's range; a reply header cut short.
+    const std::vector<char> args = {0, 0, 0, 1};
+    auto fut = p.transport->call(100003, 5, 1, AuthSys{}, args, std::chrono::seconds(3));
+    Call req = parse_call(read_record(p.fd));
+    send_fragment(p.fd, xdr_encode(64, "r", [&](XDR* x) {
+                      return xdr_put_u32(x, req.xid) && xdr_put_u32(x, 1) && xdr_put_u32(x, 0) &&
+                             xdr_put_u32(x, 0) && xdr_put_u32(x, 0) && xdr_put_u32(x, 2) &&
+                             xdr_put_u32(x, 3) && xdr_put_u32(x, 4);
+                  }));
+    RpcReply fr = fut.get();
+    assert_true(fr.status == RpcStatus::prog_mismatch);
+    assert_true(fr.detail.find("3..4") != std::string::npos);
+    fut = p.transport->call(100003, 4, 1, AuthSys{}, args, std::chrono::seconds(3));
+    req = parse_call(read_record(p.fd));
+    std::vector<char> cut = reply_msg(req.xid, {});
+    cut.resize(16); // xid, REPLY, MSG_ACCEPTED, verifier flavor: no length, no accept_stat
+    send_fragment(p.fd, cut);
+    fr = fut.get();
+    assert_true(fr.status == RpcStatus::bad_reply);
+}
+
 void test_timeout(void**) {
     Peer p;
     const std::vector<char> args = {0, 0, 0, 1};
@@ -226,10 +270,9 @@ void test_oversized_record(void**) {
 
 int main() {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_backchannel_calls),
-        cmocka_unit_test(test_fore_channel),
-        cmocka_unit_test(test_timeout),
-        cmocka_unit_test(test_oversized_record),
+        cmocka_unit_test(test_backchannel_calls), cmocka_unit_test(test_fore_channel),
+        cmocka_unit_test(test_timeout),           cmocka_unit_test(test_oversized_record),
+        cmocka_unit_test(test_rpc_header_errors),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -6,7 +6,7 @@
 #include "client/compound.hpp"
 #include "client/flex_layout.hpp"
 #include "client/xdr_stream.hpp"
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 
 #include <arpa/inet.h>
 #include <cstring>

@@ -3,7 +3,7 @@
 // ways, hostile replies, and the client against a fake data server over TCP (AUTH_SYS
 // identity per call, post-op attributes kept, NFS3ERR_ACCES as data, MOUNT).
 #include "client/nfs3.hpp"
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 #include "fake_peer.hpp"
 
 #include <atomic>
@@ -17,7 +17,7 @@ namespace {
 
 v3::Fattr attrs(uint64_t size) {
     v3::Fattr a;
-    a.type = 1;
+    a.type = v3::Ftype::reg;
     a.mode = 0644;
     a.nlink = 1;
     a.uid = 1000001;
@@ -190,6 +190,58 @@ void test_hostile_replies(void**) {
     v3::decode(odd, out);
     assert_int_equal(static_cast<uint32_t>(out.status), 12345);
     assert_string_equal(v3::status_name(out.status).c_str(), "NFS3ERR_12345");
+}
+
+// Lengths off the wire are bounded by what arrived (READ and WRITE data, unbounded in
+// nfs23.x) or by the client's limits (MOUNT's auth flavors, filehandles).
+void test_bounded_decoding(void**) {
+    const auto throws = [](auto&& fn) {
+        try {
+            fn();
+        } catch (const XdrError&) {
+            return true;
+        }
+        return false;
+    };
+    // A READ reply and a WRITE call claiming almost 4 GiB of data in a few bytes.
+    const std::vector<char> read = xdr_encode(64, "READ3res", [](XDR* x) {
+        return xdr_put_u32(x, 0) && xdr_put_u32(x, 0) && xdr_put_u32(x, 16) && xdr_put_u32(x, 1) &&
+               xdr_put_u32(x, 0xfffffff0u) && xdr_put_u32(x, 7);
+    });
+    assert_true(throws([&] {
+        v3::ReadResult out;
+        v3::decode(read, out);
+    }));
+    const std::vector<char> write = xdr_encode(64, "WRITE3args", [](XDR* x) {
+        return xdr_put_u32(x, 0) && xdr_put_u64(x, 0) && xdr_put_u32(x, 16) && xdr_put_u32(x, 0) &&
+               xdr_put_u32(x, 0xfffffff0u) && xdr_put_u32(x, 7);
+    });
+    assert_true(throws([&] { v3::decode_write_args(write); }));
+    // READ data over 16 MiB is refused even when it all arrived.
+    v3::ReadResult big;
+    big.status = v3::Status::ok;
+    big.count = v3::kMaxData + 4;
+    big.data.assign(v3::kMaxData + 4, 'b');
+    assert_true(throws([&] { v3::encode(big); }));
+    // MOUNT: 64 auth flavors decode, 65 do not; a 65-byte filehandle does not.
+    v3::MountResult m;
+    m.fh = kFh;
+    m.auth_flavors.assign(64, 1);
+    assert_true(v3::decode_mount_result(v3::encode(m)) == m);
+    const std::vector<char> many = xdr_encode(512, "mountres3", [](XDR* x) {
+        bool ok =
+            xdr_put_u32(x, 0) && xdr_put_opaque(x, std::vector<char>(4, 'f')) && xdr_put_u32(x, 65);
+        for (int i = 0; i < 65 && ok; ++i) {
+            ok = xdr_put_u32(x, 1);
+        }
+        return ok;
+    });
+    assert_true(throws([&] { v3::decode_mount_result(many); }));
+    const std::vector<char> long_fh = xdr_encode(512, "mountres3", [](XDR* x) {
+        return xdr_put_u32(x, 0) && xdr_put_opaque(x, std::vector<char>(65, 'f')) &&
+               xdr_put_u32(x, 0);
+    });
+    assert_true(throws([&] { v3::decode_mount_result(long_fh); }));
 }
 
 void test_status_mapping(void**) {
@@ -453,6 +505,7 @@ int main() {
         cmocka_unit_test(test_args_round_trip),
         cmocka_unit_test(test_results_round_trip),
         cmocka_unit_test(test_hostile_replies),
+        cmocka_unit_test(test_bounded_decoding),
         cmocka_unit_test(test_status_mapping),
         cmocka_unit_test(test_client_against_fake_server),
         cmocka_unit_test(test_client_connection_failures),

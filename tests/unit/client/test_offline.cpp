@@ -5,7 +5,7 @@
 #include "client/layout_wcc.hpp"
 #include "client/nfs4_names.hpp"
 #include "client/xdr_stream.hpp"
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 #include "nfs4_layout_wcc_xdr.h"
 
 #include <cstring>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-// Which held layouts a CB_LAYOUTRECALL or CB_RECALL_ANY recalls (client/flex_file.hpp
+// Which held layouts a CB_LAYOUTRECALL or CB_RECALL_ANY recalls (client/pnfs_client.hpp
 // LayoutRecallTable), and the statuses the client answers with.
-#include "client/flex_file.hpp"
-#include "cmocka_cpp.h"
+#include "client/pnfs_client.hpp"
+#include "cmocka_cpp.hpp"
 
 #include <cstring>
 

@@ -4,7 +4,7 @@
 // checked attribute by attribute and bit by bit after a round trip through the protocol
 // header's decoder (protocols/include/nfs4_layout_wcc_xdr.h).
 #include "client/flex_file.hpp"
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 #include "nfs4_layout_wcc_xdr.h"
 
 #include <cstring>
@@ -15,7 +15,7 @@ namespace {
 
 nfs3::Fattr post_op(uint64_t size, uint32_t ctime_ns) {
     nfs3::Fattr a;
-    a.type = 1;
+    a.type = nfs3::Ftype::reg;
     a.mode = 0100640; // a server may send the file-type bits along
     a.nlink = 1;
     a.uid = 1000001;

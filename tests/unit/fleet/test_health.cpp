@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-// Health state machine and reconnect backoff (fleet/health.h), driven by injected probe
+// Health state machine and reconnect backoff (fleet/health.hpp), driven by injected probe
 // results and reported errors.
-#include "cmocka_cpp.h"
-#include "fleet/health.h"
+#include "cmocka_cpp.hpp"
+#include "fleet/health.hpp"
 
 #include <string>
 

@@ -1,64 +1,29 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-// The data-server client with nothing listening (fleet/data_server.h, fleet/fleet.h):
+// The data-server client with nothing listening (fleet/data_server.hpp, fleet/fleet.hpp):
 // argument checks, fail-fast while unreachable, health going Down, deadlines, stop.
 // Uses a loopback port that was just free; no NFS server is needed.
-#include "cmocka_cpp.h"
-#include "fleet/fleet.h"
+#include "cmocka_cpp.hpp"
+#include "fleet/fleet.hpp"
+#include "offline_fleet/offline_fleet.hpp"
 
-#include <arpa/inet.h>
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 
 using namespace flexfiles::fleet;
 using namespace std::chrono_literals;
 
 namespace {
 
-// A TCP port on 127.0.0.1 that nothing listens on (bound, then released).
-std::uint16_t free_port() {
-    int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    socklen_t len = sizeof(a);
-    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(s);
-    return ntohs(a.sin_port);
-}
-
+// An offline data server (testing/offline_fleet) with longer request and connect
+// timeouts than the defaults.
 DataServerConfig offline_config(std::uint64_t id) {
-    DataServerConfig c;
-    c.id = id;
-    c.host = "127.0.0.1";
-    c.export_path = "/nowhere";
-    c.nfs_port = free_port();
-    c.mount_port = c.nfs_port;
-    c.request_timeout = 2000ms;
-    c.connect_timeout = 500ms;
-    c.probe_interval = 100ms;
-    c.probe_timeout = 100ms;
-    c.down_after = 2;
-    c.backoff_initial = 20ms;
-    c.backoff_max = 50ms;
-    return c;
+    return flexfiles::offline_fleet::offline_config(
+        id, {.request_timeout = 2000ms, .connect_timeout = 500ms});
 }
 
-template <class Pred> bool wait_until(Pred p, std::chrono::milliseconds limit) {
-    auto end = Clock::now() + limit;
-    while (Clock::now() < end) {
-        if (p())
-            return true;
-        std::this_thread::sleep_for(5ms);
-    }
-    return p();
-}
+using flexfiles::offline_fleet::wait_until;
 
 void test_config_validation(void**) {
     DataServerConfig c = offline_config(1);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
-// Placement of a new file's mirrors (fleet/placement.h): distinct, Up, not drained,
+// Placement of a new file's mirrors (fleet/placement.hpp): distinct, Up, not drained,
 // round-robin, clear errors.
-#include "cmocka_cpp.h"
-#include "fleet/placement.h"
+#include "cmocka_cpp.hpp"
+#include "fleet/placement.hpp"
 
 #include <cstring>
 #include <map>

@@ -2,9 +2,9 @@
 // Placement at create (fsal_flexfiles/mds/placement_at_create.hpp) without data servers:
 // the fencing-id policy, and a create refused with a clear error when fewer data servers
 // than mirrors are Up (nothing is attempted on them).
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 #include "mds/placement_at_create.hpp"
-#include "offline_fleet.hpp"
+#include "offline_fleet/offline_fleet.hpp"
 
 #include <cstring>
 
@@ -27,8 +27,9 @@ void test_fencing_ids(void**) {
 void test_too_few_servers_is_refused(void**) {
     fleet::Fleet fleet;
     for (std::uint64_t id = 1; id <= 3; ++id)
-        assert_true(fleet.add(mds_test::offline_config(id)).ok());
-    assert_true(mds_test::wait_until([&] { return mds_test::all_unreachable(fleet); }, 3000ms));
+        assert_true(fleet.add(offline_fleet::offline_config(id)).ok());
+    assert_true(
+        offline_fleet::wait_until([&] { return offline_fleet::all_unreachable(fleet); }, 3000ms));
 
     PlacementSettings s;
     s.mirrors = 2;
@@ -58,8 +59,9 @@ void test_no_servers(void**) {
 void test_create_fails_cleanly(void**) {
     fleet::Fleet fleet;
     for (std::uint64_t id = 1; id <= 2; ++id)
-        assert_true(fleet.add(mds_test::offline_config(id)).ok());
-    assert_true(mds_test::wait_until([&] { return mds_test::all_unreachable(fleet); }, 3000ms));
+        assert_true(fleet.add(offline_fleet::offline_config(id)).ok());
+    assert_true(
+        offline_fleet::wait_until([&] { return offline_fleet::all_unreachable(fleet); }, 3000ms));
     PlacementPlan plan;
     plan.file_id = 0x4d2;
     for (std::uint32_t m = 0; m < 2; ++m) {

@@ -2,9 +2,9 @@
 // Proxy I/O (fsal_flexfiles/mds/proxy_io.hpp) without data servers: the order in which
 // reads try mirrors, and failures that name the file, the mirror, the data file and the
 // data server, and are counted.
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 #include "mds/proxy_io.hpp"
-#include "offline_fleet.hpp"
+#include "offline_fleet/offline_fleet.hpp"
 
 #include <cstring>
 
@@ -44,8 +44,10 @@ DataFileMap two_mirrors() {
 
 void test_failures_name_everything(void**) {
     fleet::Fleet fleet;
-    assert_true(fleet.add(mds_test::offline_config(1)).ok()); // data server 2 is not configured
-    assert_true(mds_test::wait_until([&] { return mds_test::all_unreachable(fleet); }, 3000ms));
+    // Data server 2 is not configured.
+    assert_true(fleet.add(offline_fleet::offline_config(1)).ok());
+    assert_true(
+        offline_fleet::wait_until([&] { return offline_fleet::all_unreachable(fleet); }, 3000ms));
     DataPathCounters counters;
     wcc::AttrCache cache(16);
     ProxyIo io(fleet, &cache, counters, {{1, IoSizes{4096, 4096}}}, 500ms);

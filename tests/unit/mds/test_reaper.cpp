@@ -3,9 +3,9 @@
 // backoff policy, a failed removal stays queued and is rescheduled (counted, with its
 // error), a data server missing from the configuration is an error not a silent drop,
 // names claimed by a create are left alone, and the thread retries by itself.
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 #include "mds/reaper.hpp"
-#include "offline_fleet.hpp"
+#include "offline_fleet/offline_fleet.hpp"
 
 #include <cstring>
 #include <filesystem>
@@ -69,8 +69,9 @@ void test_backoff(void**) {
 void test_failed_removal_stays_queued(void**) {
     auto store = fresh_store("failed");
     fleet::Fleet fleet;
-    assert_true(fleet.add(mds_test::offline_config(1)).ok());
-    assert_true(mds_test::wait_until([&] { return mds_test::all_unreachable(fleet); }, 3000ms));
+    assert_true(fleet.add(offline_fleet::offline_config(1)).ok());
+    assert_true(
+        offline_fleet::wait_until([&] { return offline_fleet::all_unreachable(fleet); }, 3000ms));
     Logs logs;
     ReaperSettings s;
     s.request_timeout = 500ms;
@@ -145,7 +146,7 @@ void test_thread_retries(void**) {
     Reaper reaper(*store, fleet, s, {});
     assert_true(store->queue_removals({removal(5, "x")}).ok());
     reaper.start();
-    assert_true(mds_test::wait_until(
+    assert_true(offline_fleet::wait_until(
         [&] { return store->all_removals().value.at(0).attempts >= 3; }, 3000ms));
     reaper.stop();
     const auto failures = reaper.counters().failures;

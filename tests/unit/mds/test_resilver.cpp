@@ -2,9 +2,9 @@
 // The resilverer (fsal_flexfiles/mds/resilver.hpp) without data servers: when it must not
 // copy (an RW layout out, a write in flight, the stale mirror's data server not Up, no
 // in-sync source), it waits and says why; it copies nothing and clears nothing.
-#include "cmocka_cpp.h"
+#include "cmocka_cpp.hpp"
 #include "mds/resilver.hpp"
-#include "offline_fleet.hpp"
+#include "offline_fleet/offline_fleet.hpp"
 
 #include <cstring>
 #include <filesystem>
@@ -46,9 +46,10 @@ void test_waits_and_says_why(void**) {
     assert_true(stale.mark(kKey, 77, 2, {0}, "WRITE failed").ok());
 
     fleet::Fleet fleet;
-    assert_true(fleet.add(mds_test::offline_config(1)).ok());
-    assert_true(fleet.add(mds_test::offline_config(2)).ok());
-    assert_true(mds_test::wait_until([&] { return mds_test::all_unreachable(fleet); }, 3000ms));
+    assert_true(fleet.add(offline_fleet::offline_config(1)).ok());
+    assert_true(fleet.add(offline_fleet::offline_config(2)).ok());
+    assert_true(
+        offline_fleet::wait_until([&] { return offline_fleet::all_unreachable(fleet); }, 3000ms));
 
     bool rw_out = true;
     ResilverHooks hooks;

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The WCC attribute cache's API (attr_cache.hpp): the counters, a writer's draft, the
+// publishing loop, then the public methods, each of which applies the rules of
+// attr_rules.hpp to a draft or reads one snapshot of snapshot_table.hpp.
+
+// Inline urcu's read-side fast path (licence-compatible: we are LGPL too).
+#define _LGPL_SOURCE
+#include "cache/attr_cache.hpp"
+
+#include "cache/attr_rules.hpp"
+#include "cache/snapshot_table.hpp"
+#include "cache/striped_counters.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+namespace flexfiles::wcc {
+
+// ---------------------------------------------------------------------------------------
+// Counters
+
+namespace {
+
+enum Counter : std::size_t {
+    kOps,
+    kApplied,
+    kUnmatched,
+    kStale,
+    kUnauthorised,
+    kInvalid,
+    kAttrsUnauthorised,
+    kCredChecks,
+    kCredMismatches,
+    kHits,
+    kMisses,
+    kGetattrApplied,
+    kGetattrStale,
+    kLayoutcommits,
+    kMdsSetattrs,
+    kRetries,
+    kAllocFailures,
+    kNumCounters
+};
+
+} // namespace
+
+struct AttrCache::Counters : StripedCounters<kNumCounters> {
+    std::atomic<std::int64_t> files{0};
+};
+
+// ---------------------------------------------------------------------------------------
+// Drafts: a writable copy of a snapshot. The scratch vector is per thread and reused, so a
+// steady-state update allocates only the snapshot it publishes.
+
+struct AttrCache::Draft {
+    std::optional<Record> barrier;
+    std::vector<Record>& files;
+
+    Draft(const Snapshot* s, std::vector<Record>& scratch) : files(scratch) {
+        files.clear();
+        if (s) {
+            if (const Record* b = s->barrier()) {
+                barrier = *b;
+            }
+            const auto f = s->files();
+            files.assign(f.begin(), f.end());
+        }
+    }
+    const Record* barrier_record() const { return barrier ? &*barrier : nullptr; }
+    Record* find(DataFileSlot slot) {
+        for (Record& r : files) {
+            if (r.slot == slot) {
+                return &r;
+            }
+        }
+        return nullptr;
+    }
+    void insert(const Record& r) {
+        auto at = std::find_if(files.begin(), files.end(),
+                               [&](const Record& x) { return r.slot < x.slot; });
+        files.insert(at, r);
+    }
+};
+
+enum class AttrCache::Published : std::uint8_t { Yes, Unchanged, OutOfMemory };
+
+namespace {
+std::vector<Record>& thread_scratch() {
+    thread_local std::vector<Record> scratch;
+    return scratch;
+}
+} // namespace
+
+// Copy the file's snapshot into a draft, let edit() change it (it returns whether anything
+// changed), publish the result as a new snapshot. Lock-free: a lost race (the snapshot was
+// replaced or removed under us) discards the unpublished copy and edits the winner again,
+// so edit() must start from the draft every time.
+template <class Edit> AttrCache::Published AttrCache::publish(FileId file, Edit&& edit) {
+    std::vector<Record>& scratch = thread_scratch();
+    for (;;) {
+        ReadSection rs;
+        snapshot_table::Position at = snapshot_table::locate(table_, file);
+        Draft draft(at.current, scratch);
+        if (!edit(draft)) {
+            return Published::Unchanged; // edit() reported its outcomes
+        }
+        Snapshot* fresh =
+            make_snapshot(file, draft.barrier_record(), {draft.files.data(), draft.files.size()});
+        if (fresh == nullptr) {
+            counters_->add(kAllocFailures);
+            return Published::OutOfMemory;
+        }
+        if (at.current == nullptr) {
+            if (snapshot_table::add(table_, at, fresh)) {
+                counters_->files.fetch_add(1, std::memory_order_relaxed);
+                return Published::Yes;
+            }
+        } else if (snapshot_table::replace(table_, at, fresh)) {
+            rs.unlock();
+            retire(at.current);
+            return Published::Yes;
+        }
+        discard(fresh); // never published
+        counters_->add(kRetries);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// AttrCache
+
+AttrCache::AttrCache(std::size_t expected_files) : counters_(std::make_unique<Counters>()) {
+    table_ = snapshot_table::create(expected_files); // after counters_: a throw leaks nothing
+}
+
+AttrCache::~AttrCache() {
+    snapshot_table::destroy(table_);
+}
+
+void AttrCache::wait_for_reclaim() {
+    wait_for_retired_snapshots();
+}
+
+WccResult AttrCache::apply_wcc(FileId file, Iomode iomode, std::span<const WccReport> reports,
+                               std::span<Outcome> per_entry, std::int64_t now_ns) {
+    const ApplyRules rules = client_report_rules(iomode);
+    const bool want_outcomes = per_entry.size() == reports.size();
+    WccResult res;
+    auto edit = [&](Draft& d) {
+        res = WccResult{};
+        bool changed = false;
+        for (std::size_t i = 0; i < reports.size(); ++i) {
+            const WccReport& rep = reports[i];
+            Outcome o;
+            std::uint32_t dropped = 0;
+            if (!rep.slot) {
+                o = Outcome::IgnoredUnmatched;
+            } else if (!valid_slot(*rep.slot) || !rep.attrs.has(kAttrCtime)) {
+                o = Outcome::IgnoredInvalid;
+            } else {
+                Record* rec = d.find(*rep.slot);
+                Record fresh{};
+                fresh.slot = *rep.slot;
+                o = apply_to_record(rec ? *rec : fresh, d.barrier.has_value(), rep.attrs, rules,
+                                    now_ns, dropped);
+                const bool applied = o == Outcome::Applied || o == Outcome::AppliedPartly;
+                if (applied && rec == nullptr) {
+                    d.insert(fresh);
+                }
+                changed |= applied;
+            }
+            count_outcome(res, o, dropped);
+            if (want_outcomes) {
+                per_entry[i] = o;
+            }
+        }
+        return changed;
+    };
+    if (publish(file, edit) == Published::OutOfMemory) {
+        res = WccResult{};
+        res.out_of_memory = true;
+        if (want_outcomes) {
+            std::fill(per_entry.begin(), per_entry.end(), Outcome::OutOfMemory);
+        }
+    }
+    Counters& c = *counters_;
+    c.add(kOps);
+    c.add(kApplied, res.applied);
+    c.add(kStale, res.ignored_stale);
+    c.add(kUnauthorised, res.ignored_unauthorised);
+    c.add(kUnmatched, res.ignored_unmatched);
+    c.add(kInvalid, res.ignored_invalid);
+    c.add(kAttrsUnauthorised, res.attrs_unauthorised);
+    return res;
+}
+
+Outcome AttrCache::apply_ds_getattr(const DataFileKey& key, const DsAttrs& attrs,
+                                    std::int64_t issued_ns, std::int64_t now_ns) {
+    if (!valid_slot(key.slot) || !attrs.has(kAttrCtime)) {
+        return Outcome::IgnoredInvalid;
+    }
+    Outcome result = Outcome::IgnoredInvalid;
+    auto edit = [&](Draft& d) {
+        const ApplyRules rules = ds_getattr_rules(d.barrier_record(), issued_ns);
+        Record* rec = d.find(key.slot);
+        Record fresh{};
+        fresh.slot = key.slot;
+        std::uint32_t dropped = 0;
+        result = apply_to_record(rec ? *rec : fresh, d.barrier.has_value(), attrs, rules, now_ns,
+                                 dropped);
+        const bool applied = result == Outcome::Applied;
+        if (applied && rec == nullptr) {
+            d.insert(fresh);
+        }
+        return applied;
+    };
+    if (publish(key.file, edit) == Published::OutOfMemory) {
+        return Outcome::OutOfMemory;
+    }
+    counters_->add(result == Outcome::Applied ? kGetattrApplied : kGetattrStale);
+    return result;
+}
+
+Outcome AttrCache::record_layoutcommit(FileId file, std::optional<std::uint64_t> new_size,
+                                       std::optional<NfsTime> mtime, std::int64_t now_ns) {
+    auto edit = [&](Draft& d) {
+        d.barrier = apply_layoutcommit(d.barrier_record(), d.files, new_size, mtime, now_ns);
+        return true;
+    };
+    if (publish(file, edit) == Published::OutOfMemory) {
+        return Outcome::OutOfMemory;
+    }
+    counters_->add(kLayoutcommits);
+    return Outcome::Applied;
+}
+
+Outcome AttrCache::record_mds_setattr_size(FileId file, std::uint64_t size,
+                                           std::optional<NfsTime> mtime,
+                                           std::span<const TruncatedDataFile> truncated,
+                                           std::int64_t now_ns) {
+    for (const TruncatedDataFile& t : truncated) {
+        if (!valid_slot(t.slot)) {
+            return Outcome::IgnoredInvalid;
+        }
+    }
+    auto edit = [&](Draft& d) {
+        d.barrier = apply_setattr_size(d.files, size, mtime, now_ns);
+        for (const TruncatedDataFile& t : truncated) {
+            Record* rec = d.find(t.slot);
+            if (rec == nullptr) {
+                d.insert(unordered_record(t.slot));
+                rec = d.find(t.slot);
+            }
+            if (t.post_op) {
+                apply_truncate_post_op(*rec, *t.post_op, now_ns);
+            }
+        }
+        return true;
+    };
+    if (publish(file, edit) == Published::OutOfMemory) {
+        return Outcome::OutOfMemory;
+    }
+    counters_->add(kMdsSetattrs);
+    return Outcome::Applied;
+}
+
+std::optional<DataFileAttrs> AttrCache::lookup(const DataFileKey& key) const {
+    {
+        ReadSection rs;
+        if (const Snapshot* s = snapshot_table::find(table_, key.file)) {
+            if (const Record* r = s->find(key.slot)) {
+                DataFileAttrs out = data_file_attrs(key.file, *r);
+                rs.unlock();
+                counters_->add(kHits);
+                return out;
+            }
+        }
+    }
+    counters_->add(kMisses);
+    return std::nullopt;
+}
+
+std::optional<MergedAttrs> AttrCache::merged(FileId file) const {
+    {
+        ReadSection rs;
+        if (const Snapshot* s = snapshot_table::find(table_, file)) {
+            MergedAttrs m = merge_records(s->barrier(), s->files());
+            rs.unlock();
+            counters_->add(kHits);
+            return m;
+        }
+    }
+    counters_->add(kMisses);
+    return std::nullopt;
+}
+
+std::vector<DataFileAttrs> AttrCache::data_files(FileId file) const {
+    std::vector<DataFileAttrs> out;
+    ReadSection rs;
+    if (const Snapshot* s = snapshot_table::find(table_, file)) {
+        out.reserve(s->count);
+        for (const Record& r : s->files()) {
+            out.push_back(data_file_attrs(file, r));
+        }
+    }
+    return out;
+}
+
+CredCheck AttrCache::check_credentials(const DataFileKey& key, const FencingCreds& expected) const {
+    CredCheck c = CredCheck::Unknown;
+    {
+        ReadSection rs;
+        if (const Snapshot* s = snapshot_table::find(table_, key.file)) {
+            if (const Record* r = s->find(key.slot)) {
+                c = compare_credentials(r->attrs, expected);
+            }
+        }
+    }
+    counters_->add(kCredChecks);
+    if (c == CredCheck::Mismatch) {
+        counters_->add(kCredMismatches);
+    }
+    return c;
+}
+
+CredCheck AttrCache::check_reported_credentials(const DsAttrs& reported,
+                                                const FencingCreds& expected) const {
+    const CredCheck c = compare_credentials(reported, expected);
+    counters_->add(kCredChecks);
+    if (c == CredCheck::Mismatch) {
+        counters_->add(kCredMismatches);
+    }
+    return c;
+}
+
+void AttrCache::forget(FileId file) {
+    for (;;) {
+        ReadSection rs;
+        Snapshot* s = snapshot_table::find(table_, file);
+        if (s == nullptr) {
+            return;
+        }
+        if (snapshot_table::remove(table_, s)) {
+            counters_->files.fetch_sub(1, std::memory_order_relaxed);
+            rs.unlock();
+            retire(s);
+            return;
+        }
+        // A writer replaced the snapshot (or another forget() removed it) first: look again.
+    }
+}
+
+std::size_t AttrCache::files() const {
+    return static_cast<std::size_t>(
+        std::max<std::int64_t>(counters_->files.load(std::memory_order_relaxed), 0));
+}
+
+CacheStats AttrCache::stats() const {
+    const Counters& c = *counters_;
+    CacheStats s;
+    s.ops = c.sum(kOps);
+    s.entries_applied = c.sum(kApplied);
+    s.entries_ignored_unmatched = c.sum(kUnmatched);
+    s.entries_ignored_stale = c.sum(kStale);
+    s.entries_ignored_unauthorised = c.sum(kUnauthorised);
+    s.entries_ignored_invalid = c.sum(kInvalid);
+    s.attrs_unauthorised = c.sum(kAttrsUnauthorised);
+    s.credential_checks = c.sum(kCredChecks);
+    s.credential_mismatches = c.sum(kCredMismatches);
+    s.hits = c.sum(kHits);
+    s.misses = c.sum(kMisses);
+    s.ds_getattr_applied = c.sum(kGetattrApplied);
+    s.ds_getattr_stale = c.sum(kGetattrStale);
+    s.layoutcommits = c.sum(kLayoutcommits);
+    s.mds_setattrs = c.sum(kMdsSetattrs);
+    s.publish_retries = c.sum(kRetries);
+    s.alloc_failures = c.sum(kAllocFailures);
+    s.files = files();
+    s.snapshots_retired = snapshots_retired();
+    s.snapshots_freed = snapshots_freed();
+    return s;
+}
+
+} // namespace flexfiles::wcc

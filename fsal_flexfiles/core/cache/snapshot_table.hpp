@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The attribute cache's RCU mechanics: one liburcu lock-free hash table (cds_lfht, urcu-bp
+// flavour like Ganesha) keyed by the MDS file id, whose nodes are the files' immutable
+// snapshots. Only the cache's own .cpp files include this header (it pulls in liburcu);
+// attr_cache.hpp holds the table as a plain cds_lfht* so that its users need no liburcu.
+//
+// Snapshots
+//   A node is itself the file's snapshot: a 48-byte header, then an optional barrier
+//   record and the data files' records sorted by slot (attr_rules.hpp). Keeping a file's
+//   data files together makes the merged view one consistent read: a GETATTR never mixes
+//   two publications, and a reader chases two pointers (bucket, node), not three.
+//
+// Readers and memory reclamation
+//   Readers take no lock: a ReadSection (rcu_read_lock; urcu-bp registers the thread on
+//   first use), find, copy out, unlock. A reader sees a whole snapshot or none of it.
+//   Writers never write to a published snapshot: they build a new one (make_snapshot) and
+//   swap it in with replace(), which fails when another writer replaced (or removed) the
+//   old one first; the loser discards its unpublished copy and starts again from the
+//   winner's. The replaced snapshot is retired: handed to call_rcu, and after a grace period
+//   its memory goes back to snapshot_pool. remove() takes a snapshot out the same way.
+//   Do not call destroy() or wait_for_retired_snapshots() from a call_rcu callback: liburcu forbids
+//   rcu_barrier() there, and destroy() blocks the callback thread for a grace period.
+#pragma once
+
+// urcu's read side is inlined only when _LGPL_SOURCE comes before its first include; a
+// file that includes this header after urcu without it would silently call out of line.
+#ifndef _LGPL_SOURCE
+#error "define _LGPL_SOURCE before any include in files that include snapshot_table.hpp"
+#endif
+
+#include "cache/attr_rules.hpp"
+
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <urcu-bp.h>
+#include <urcu/rculfhash.h>
+
+namespace flexfiles::wcc {
+
+/// One file's immutable snapshot, which is also its hash-table node.
+/// Layout: this header, [barrier record], data-file records by slot.
+struct Snapshot {
+    cds_lfht_node ht_node; // first: the table hands back a pointer to it
+    rcu_head rcu;          // used once the snapshot has left the table
+    FileId file = 0;
+    std::uint32_t count = 0; // data-file records
+    std::uint8_t has_barrier = 0;
+    std::uint8_t pool_class = 0; // snapshot_pool class, or snapshot_pool::kNotPooled
+
+    Record* base() {
+        return reinterpret_cast<Record*>(reinterpret_cast<char*>(this) + sizeof(*this));
+    }
+    const Record* base() const {
+        return reinterpret_cast<const Record*>(reinterpret_cast<const char*>(this) + sizeof(*this));
+    }
+    const Record* barrier() const { return has_barrier ? base() : nullptr; }
+    std::span<const Record> files() const { return {base() + has_barrier, count}; }
+    const Record* find(DataFileSlot slot) const {
+        for (const Record& r : files()) {
+            if (r.slot == slot) {
+                return &r;
+            }
+        }
+        return nullptr;
+    }
+};
+static_assert(std::is_standard_layout_v<Snapshot>);
+static_assert(sizeof(Snapshot) == 48, "header + 80 bytes per record");
+static_assert(sizeof(Snapshot) % alignof(Record) == 0);
+
+/// A new, unpublished snapshot of the file holding barrier (or none) and files; nullptr
+/// when memory ran out.
+Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Record> files);
+
+/// The snapshot has left the table (replaced or removed): reclaim it after a grace period.
+void retire(Snapshot* s);
+
+/// A snapshot no reader ever saw (it was never published): reclaim it now.
+void discard(Snapshot* s);
+
+/// Process-wide (all caches; the call_rcu callback has no cache to report to): snapshots
+/// retired, and of those reclaimed.
+std::uint64_t snapshots_retired();
+std::uint64_t snapshots_freed();
+
+/// Wait until every snapshot retired so far is reclaimed (rcu_barrier).
+void wait_for_retired_snapshots();
+
+/// rcu_read_lock / unlock as a scope. urcu-bp registers the thread on first use.
+class ReadSection {
+public:
+    ReadSection() { rcu_read_lock(); }
+    ~ReadSection() {
+        if (held_) {
+            rcu_read_unlock();
+        }
+    }
+    void unlock() {
+        rcu_read_unlock();
+        held_ = false;
+    }
+    ReadSection(const ReadSection&) = delete;
+    ReadSection& operator=(const ReadSection&) = delete;
+
+private:
+    bool held_ = true;
+};
+
+/// The table itself. AttrCache owns the cds_lfht*; these are everything done to it. Every
+/// call but create() and destroy() must be inside a ReadSection, and a snapshot found
+/// stays readable only until that section ends.
+namespace snapshot_table {
+
+/// Buckets for expected_files up front, and never fewer (see the definition).
+cds_lfht* create(std::size_t expected_files);
+
+/// Removes and frees every snapshot, then the table. No concurrent callers.
+void destroy(cds_lfht* table);
+
+// splitmix64's finaliser: file ids are often sequential, the table wants spread bits.
+inline unsigned long hash_file(FileId f) {
+    std::uint64_t x = f + 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<unsigned long>(x ^ (x >> 31));
+}
+
+inline int match_file(cds_lfht_node* node, const void* key) {
+    return reinterpret_cast<const Snapshot*>(node)->file == *static_cast<const FileId*>(key);
+}
+
+inline Snapshot* find(cds_lfht* table, FileId file) {
+    cds_lfht_iter it;
+    cds_lfht_lookup(table, hash_file(file), match_file, &file, &it);
+    return reinterpret_cast<Snapshot*>(cds_lfht_iter_get_node(&it));
+}
+
+/// Where a writer found the file's snapshot (current, or nullptr), to publish its
+/// successor there.
+struct Position {
+    FileId file;
+    unsigned long hash;
+    cds_lfht_iter it;
+    Snapshot* current;
+};
+
+inline Position locate(cds_lfht* table, FileId file) {
+    Position p{file, hash_file(file), {}, nullptr};
+    cds_lfht_lookup(table, p.hash, match_file, &p.file, &p.it);
+    p.current = reinterpret_cast<Snapshot*>(cds_lfht_iter_get_node(&p.it));
+    return p;
+}
+
+/// Publishes fresh as the file's first snapshot (p.current is nullptr). False: another
+/// writer added one first; fresh stays unpublished.
+inline bool add(cds_lfht* table, Position& p, Snapshot* fresh) {
+    return cds_lfht_add_unique(table, p.hash, match_file, &p.file, &fresh->ht_node) ==
+           &fresh->ht_node;
+}
+
+/// Publishes fresh in place of p.current. False: another writer replaced (or removed)
+/// p.current first; fresh stays unpublished. On success the caller retires p.current.
+inline bool replace(cds_lfht* table, Position& p, Snapshot* fresh) {
+    return cds_lfht_replace(table, &p.it, p.hash, match_file, &p.file, &fresh->ht_node) == 0;
+}
+
+/// Takes s out of the table. False: a writer replaced it (or another remove took it)
+/// first. On success the caller retires s.
+inline bool remove(cds_lfht* table, Snapshot* s) {
+    return cds_lfht_del(table, &s->ht_node) == 0;
+}
+
+} // namespace snapshot_table
+
+} // namespace flexfiles::wcc

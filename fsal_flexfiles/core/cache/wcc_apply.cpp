@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+#include "cache/wcc_apply.hpp"
+
+#include <string>
+
+namespace flexfiles::wcc {
+
+bool RepairTracker::try_begin(const void* cache, const DataFileKey& key) {
+    std::lock_guard lock(mu_);
+    return in_flight_.insert(Key{cache, key}).second;
+}
+
+void RepairTracker::end(const void* cache, const DataFileKey& key) {
+    std::lock_guard lock(mu_);
+    in_flight_.erase(Key{cache, key});
+}
+
+std::size_t RepairTracker::in_flight() const {
+    std::lock_guard lock(mu_);
+    return in_flight_.size();
+}
+
+namespace {
+
+bool may_repair(Outcome o) {
+    // A stale report describes the data file as it was; invalid ones cannot be ordered.
+    return o == Outcome::Applied || o == Outcome::AppliedPartly ||
+           o == Outcome::IgnoredUnauthorised;
+}
+
+} // namespace
+
+ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
+                              const mds::DataFileMap* layout, std::span<const BodyEntry> entries,
+                              const AttrDecoder& decode, LayoutAuthority authority,
+                              const ApplyPolicy& policy, RepairTracker& repairs,
+                              WccCounters& counters, std::int64_t now_ns) {
+    ApplyOutcome out;
+    counters.add(WccCounters::kOps);
+
+    Validation v = validate_entries(entries, decode);
+    if (v.status != BodyStatus::Ok) {
+        out.status = v.status;
+        out.bad_entry = v.bad_entry;
+        const BodyEntry& e = entries[v.bad_entry];
+        out.why = "entry " + std::to_string(v.bad_entry) + " (mirror " +
+                  std::to_string(e.mirror_pos) + ", data server " + std::to_string(e.ds_pos) +
+                  ", device " + fleet::deviceid_hex(e.deviceid) + "): " + v.why;
+        counters.add(v.status == BodyStatus::BadXdr ? WccCounters::kOpsBadXdr
+                                                    : WccCounters::kOpsInval);
+        return out;
+    }
+
+    if (!policy.trust_wcc) {
+        out.untrusted = true;
+        counters.add(WccCounters::kOpsUntrusted);
+        counters.add(WccCounters::kEntriesUntrusted, entries.size());
+        return out;
+    }
+
+    Resolution r = resolve_entries(map, entries, v.attrs, layout);
+    out.empty = r.empty;
+    out.unmatched = r.unmatched;
+    counters.add(WccCounters::kEntriesEmpty, r.empty);
+
+    if (authority == LayoutAuthority::None) {
+        counters.add(WccCounters::kOpsNoAuthority);
+        counters.add(WccCounters::kEntriesUnmatched, r.unmatched);
+        counters.add(WccCounters::kEntriesUnauthorised, r.reports.size() - r.unmatched);
+        return out;
+    }
+
+    std::vector<Outcome> outcome(r.reports.size(), Outcome::IgnoredUnmatched);
+    if (!r.reports.empty()) {
+        const Iomode io =
+            authority == LayoutAuthority::ReadWrite ? Iomode::ReadWrite : Iomode::Read;
+        out.cache = cache.apply_wcc(map.file_id, io, r.reports, outcome, now_ns);
+    }
+    counters.add(WccCounters::kEntriesApplied, out.cache.applied);
+    counters.add(WccCounters::kEntriesUnmatched, out.cache.ignored_unmatched);
+    counters.add(WccCounters::kEntriesStale, out.cache.ignored_stale);
+    counters.add(WccCounters::kEntriesUnauthorised, out.cache.ignored_unauthorised);
+    counters.add(WccCounters::kEntriesInvalid, out.cache.ignored_invalid);
+    counters.add(WccCounters::kAttrsUnauthorised, out.cache.attrs_unauthorised);
+    if (out.cache.out_of_memory) {
+        return out; // nothing was stored; credentials are not judged on it either
+    }
+
+    for (std::size_t i = 0; i < r.reports.size(); ++i) {
+        const WccReport& rep = r.reports[i];
+        if (!rep.slot || !r.data_file_of_report[i] || !may_repair(outcome[i]) ||
+            !rep.attrs.has(kAttrOwner | kAttrGroup)) {
+            continue;
+        }
+        const std::size_t df_index = *r.data_file_of_report[i];
+        const mds::DataFile& df = map.files[df_index];
+        const FencingCreds expected{df.fencing_uid, df.fencing_gid, std::nullopt};
+        if (cache.check_reported_credentials(rep.attrs, expected) != CredCheck::Mismatch) {
+            continue;
+        }
+        out.credential_mismatches++;
+        counters.add(WccCounters::kCredMismatches);
+        const DataFileKey key{map.file_id, *rep.slot};
+        if (!repairs.try_begin(&cache, key)) {
+            out.repairs_coalesced++;
+            counters.add(WccCounters::kCredRepairsCoalesced);
+            continue;
+        }
+        out.repairs.push_back(CredentialRepair{df_index, key, rep.attrs.uid, rep.attrs.gid,
+                                               df.fencing_uid, df.fencing_gid});
+    }
+    return out;
+}
+
+} // namespace flexfiles::wcc

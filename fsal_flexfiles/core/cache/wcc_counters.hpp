@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Counters of the LAYOUT_WCC apply path, the GETATTR overlay and the fallback: relaxed
+// atomics, one set per FLEXFILES export (Export::wcc_counters()), read with snapshot()
+// (for logs and dbus). The attribute cache keeps its own (AttrCache::stats()) and
+// so does each data server (fleet::DsCounters); these are the FSAL's view.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace flexfiles::wcc {
+
+struct WccStats {
+    // LAYOUT_WCC operations reaching the FSAL, and how they ended.
+    std::uint64_t ops = 0;
+    std::uint64_t ops_badxdr = 0;       // body did not decode: nothing applied
+    std::uint64_t ops_inval = 0;        // attribute outside Table 1 (or bad value): nothing applied
+    std::uint64_t ops_untrusted = 0;    // Trust_WCC = false: answered NFS4_OK, nothing applied
+    std::uint64_t ops_no_authority = 0; // layout state without segments: nothing applied
+    std::uint64_t ops_no_data_files = 0; // the file has no data-file map: nothing applied
+    // Entries (ff_data_server_wcc4) of the operations that were applied.
+    std::uint64_t entries_applied = 0;
+    std::uint64_t entries_empty = 0; // empty attribute mask: nothing to apply
+    std::uint64_t entries_ignored_unmatched = 0;
+    std::uint64_t entries_ignored_stale = 0;
+    std::uint64_t entries_ignored_unauthorised = 0; // READ layout offering only non-atime
+    std::uint64_t entries_ignored_invalid = 0;      // no time_metadata: cannot be ordered
+    std::uint64_t entries_untrusted = 0;            // entries of Trust_WCC = false bodies
+    std::uint64_t attrs_unauthorised = 0;           // attribute values dropped for authority
+    // Data-file credentials (fencing uid/gid) reported by clients.
+    std::uint64_t credential_mismatches = 0;
+    std::uint64_t credential_repairs_sent = 0;      // SETATTR sent to the data server
+    std::uint64_t credential_repairs_coalesced = 0; // one already in flight for that data file
+    std::uint64_t credential_repairs_done = 0;
+    std::uint64_t credential_repairs_failed = 0;
+    // GETATTR overlay of regular files.
+    std::uint64_t overlay_calls = 0;   // overlay_cached + overlay_fetched
+    std::uint64_t overlay_cached = 0;  // answered from the cache, no data-server traffic
+    std::uint64_t overlay_fetched = 0; // a fallback ran first
+    std::uint64_t overlay_no_data = 0; // no data attributes at all: the MDS file's were served
+    // The fallback NFSv3 GETATTRs to data servers.
+    std::uint64_t fallback_sent = 0;      // GETATTRs sent (one per flight)
+    std::uint64_t fallback_coalesced = 0; // callers that joined a flight in progress
+    std::uint64_t fallback_timed_out = 0; // callers whose deadline passed first
+    std::uint64_t fallback_failed = 0;    // flights that ended in an error (timeout included)
+    std::uint64_t fallback_applied = 0;   // answers the cache accepted
+};
+
+class WccCounters {
+public:
+    enum Id : unsigned {
+        kOps,
+        kOpsBadXdr,
+        kOpsInval,
+        kOpsUntrusted,
+        kOpsNoAuthority,
+        kOpsNoDataFiles,
+        kEntriesApplied,
+        kEntriesEmpty,
+        kEntriesUnmatched,
+        kEntriesStale,
+        kEntriesUnauthorised,
+        kEntriesInvalid,
+        kEntriesUntrusted,
+        kAttrsUnauthorised,
+        kCredMismatches,
+        kCredRepairsSent,
+        kCredRepairsCoalesced,
+        kCredRepairsDone,
+        kCredRepairsFailed,
+        kOverlayCached,
+        kOverlayFetched,
+        kOverlayNoData,
+        kFallbackSent,
+        kFallbackCoalesced,
+        kFallbackTimedOut,
+        kFallbackFailed,
+        kFallbackApplied,
+        kCount
+    };
+
+    void add(Id id, std::uint64_t n = 1) noexcept {
+        if (n != 0) {
+            values_[id].fetch_add(n, std::memory_order_relaxed);
+        }
+    }
+    std::uint64_t get(Id id) const noexcept { return values_[id].load(std::memory_order_relaxed); }
+    WccStats snapshot() const noexcept;
+    void reset() noexcept; // tests only
+
+private:
+    std::atomic<std::uint64_t> values_[kCount]{};
+};
+
+} // namespace flexfiles::wcc

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// DataServer::Impl: the state of one data-server client, shared by the files that make it
+// up. Private to ff_fleet. One struct, not one per file, because the concerns meet in
+// almost every step (the loop sends only when connected, a lost connection completes the
+// queued calls, a kept connection exists only for the ordering rule); each member says
+// which file defines it:
+//
+//   data_server.cpp  config check, start, stop, the state and counters callers read
+//   nfs3_calls.cpp   the NFSv3 procedures (request, reply) and the methods that send them
+//   event_loop.cpp   the event thread: inbox, queues, deadlines, ordering of changes
+//   connection.cpp   connect, MOUNT, reconnect with backoff, probes and health
+//
+// Everything under "event thread only" runs on that thread (data_server.hpp says why).
+#pragma once
+
+#include "fleet/call.hpp"
+#include "fleet/data_server.hpp"
+#include "fleet/ds_types.hpp"
+#include "fleet/health.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <poll.h>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace flexfiles::fleet {
+
+// "250 ms", for messages (event_loop.cpp).
+std::string ms_string(Clock::duration d);
+// libnfs's last error on `rpc`, never empty (connection.cpp).
+std::string rpc_error(rpc_context* rpc);
+
+struct DataServer::Impl {
+    explicit Impl(DataServerConfig c); // data_server.cpp
+    ~Impl();
+
+    // ---- any thread ----
+    void log(LogLevel lvl, const std::string& msg) const noexcept {
+        if (!cfg.log)
+            return;
+        try {
+            cfg.log(lvl, label + ": " + msg);
+        } catch (...) {
+        }
+    }
+    void wake() const noexcept {
+        std::uint64_t one = 1;
+        ssize_t n = ::write(efd, &one, sizeof(one));
+        (void)n; // EAGAIN means the counter is already non-zero: the thread will wake
+    }
+    bool on_event_thread() const noexcept {
+        return std::this_thread::get_id() == thread_id.load(std::memory_order_acquire);
+    }
+    // event_loop.cpp
+    void submit(std::unique_ptr<Call> c, Deadline dl) noexcept;
+    void on_finished(Call& c, const DsStatus& st) noexcept;
+    void stop() noexcept;
+    // connection.cpp
+    void note_transition(const HealthTransition& t, const std::string& why) const;
+
+    // ---- event thread only: the loop, its queues and deadlines (event_loop.cpp) ----
+    void run() noexcept;
+    void poll_once(Clock::time_point now);
+    void dispatch(Call* c);
+    void send(Call* c);
+    void maybe_delete(Call* c) {
+        if (c->finished && !c->in_libnfs && !c->queued)
+            delete c;
+    }
+    void on_rpc_reply(Call* c, int status, void* data);
+    void complete_rpc_errors(bool connection_failed);
+    void expire(Clock::time_point now);
+    void issue_ready();
+    void fail_waiting(DsErrc code, const std::string& why);
+    DsStatus unavailable_status(const Call& c) const;
+    void shutdown();
+    // Ordering of changes to one data file (README.md).
+    void note_unanswered(Call* c);
+    void note_answered(Call* c);
+    void release_held();
+    void service_draining(const pollfd* fds, rpc_context* const* ctxs, nfds_t n);
+
+    // ---- event thread only: the connection and its health (connection.cpp) ----
+    void start_attempt();
+    void attempt_failed(const std::string& why);
+    void on_mnt_connected(rpc_context* rpc, int status, void* data);
+    void on_mnt_reply(rpc_context* rpc, int status, void* data);
+    void on_nfs_connected(rpc_context* rpc, int status, void* data);
+    void connection_lost(const std::string& why);
+    void drop_connection(const std::string& why, bool retry_now);
+    void retire(rpc_context*& rpc);
+    void bury();
+    void send_probe(Clock::time_point now);
+    void on_probe_done(const DsResult<NullResult>& r, Clock::time_point sent_at, std::uint64_t gen);
+
+    const DataServerConfig cfg;
+    const std::string label;
+    HealthTracker health;
+    Backoff backoff; // event thread only
+
+    std::atomic<ConnState> conn{ConnState::connecting};
+
+    std::atomic<std::uint64_t> c_requests{0}, c_errors{0}, c_timeouts{0}, c_reported{0},
+        c_probes{0}, c_probe_failures{0}, c_connects{0}, c_connect_failures{0};
+    std::atomic<std::uint32_t> c_in_flight{0};
+    std::atomic<std::int64_t> last_probe_ns{-1};
+    std::atomic<bool> last_probe_ok{false};
+    std::atomic<std::int64_t> last_probe_rtt_us{0};
+
+    int efd = -1;
+    std::mutex inbox_mu;
+    std::vector<Call*> inbox; // guarded by inbox_mu
+    bool accepting = true;    // guarded by inbox_mu
+    std::atomic<bool> stop_requested{false};
+    std::atomic<bool> probe_requested{false};
+    std::mutex join_mu;
+    std::thread thread;
+    std::atomic<std::thread::id> thread_id{};
+
+    // event thread only
+    bool stopping = false;
+    rpc_context* mnt = nullptr;
+    rpc_context* nfs = nullptr;
+    std::vector<rpc_context*> graveyard;
+    DsFh root_fh;
+    std::multimap<Deadline, Call*> deadlines;
+    std::deque<Call*> waiting; // submitted while a connection attempt runs
+    std::deque<Call*> ready;   // next step of a chained operation
+    // Ordering of changes (WRITE, SETATTR) per data file: those sent and unanswered after
+    // their deadline, by file and by connection; calls held behind them; connections kept
+    // open only for their answers.
+    std::map<std::string, unsigned> unanswered;
+    std::map<rpc_context*, unsigned> unanswered_on;
+    std::deque<Call*> held;
+    std::vector<rpc_context*> draining;
+    bool release_pending = false; // a file's last unanswered change was settled
+    Clock::time_point attempt_started{}, attempt_deadline{}, next_attempt{}, next_probe{};
+    const char* attempt_stage = "";
+    std::string last_error;
+    bool probe_in_flight = false;
+    std::uint64_t probe_gen = 0; // bumped per probe and per dropped connection
+    // Requests libnfs failed with RPC_STATUS_ERROR during the current rpc_service(): a
+    // dying connection (libnfs fails everything in flight) or an RPC-level rejection. Which
+    // one is known only when rpc_service() returns, so they complete then.
+    std::vector<std::pair<Call*, std::string>> rpc_errored;
+    std::string teardown_reason; // non-empty: drop the connection when safe
+};
+
+} // namespace flexfiles::fleet

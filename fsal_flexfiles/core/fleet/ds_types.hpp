@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Value types of the data-server fleet: filehandles, NFSv3 attributes, results and errors.
+// Nothing here knows about NFSv4, Ganesha or libnfs.
+#pragma once
+
+#include "model/nfs3.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flexfiles::fleet {
+
+using Clock = std::chrono::steady_clock;
+// Absolute point in time after which a request completes with DsErrc::timeout.
+// Deadline{} (the clock's epoch) means "the data server's default request timeout".
+using Deadline = Clock::time_point;
+
+inline Deadline deadline_in(std::chrono::milliseconds timeout) {
+    return Clock::now() + timeout;
+}
+
+// NFSv3 filehandle (RFC 1813: at most 64 opaque bytes), stored inline so that layouts can
+// copy it without allocating.
+struct DsFh {
+    static constexpr std::size_t kMaxSize = 64;
+
+    std::uint8_t len = 0;
+    std::array<std::uint8_t, kMaxSize> data{};
+
+    DsFh() = default;
+    // Returns std::nullopt when `size` is 0 or larger than kMaxSize.
+    static std::optional<DsFh> from_bytes(const void* bytes, std::size_t size);
+
+    bool empty() const { return len == 0; }
+    std::size_t size() const { return len; }
+    const std::uint8_t* bytes() const { return data.data(); }
+    std::string hex() const;
+
+    friend bool operator==(const DsFh& a, const DsFh& b) {
+        return a.len == b.len && std::equal(a.data.begin(), a.data.begin() + a.len, b.data.begin());
+    }
+};
+
+// The NFSv3 values (model/nfs3.hpp) under the names the fleet's users know them by.
+// DsAttrs is fattr3 as the data server reported it, except that the fleet keeps only mode's
+// permission bits (07777), which is what the attribute cache and LAYOUT_WCC's mode hold.
+using DsTime = nfs3::Time;
+using DsAttrs = nfs3::Fattr;
+using StableHow = nfs3::StableHow;
+using WriteVerifier = nfs3::WriteVerf;
+// Which attributes a SETATTR (or a create) sets; the fleet sends only mode's 07777 bits.
+using SetAttrs = nfs3::SetAttrs;
+using CreateVerifier = std::array<std::uint8_t, 8>;
+
+enum class CreateMode {
+    unchecked, // succeeds (and truncates nothing) if the file exists
+    guarded,   // NFS3ERR_EXIST if the file exists
+    exclusive, // verifier-based exactly-once create; attributes are then set with SETATTR
+};
+
+enum class DsErrc {
+    ok = 0,
+    nfs,              // the server answered with an NFSv3 error (DsStatus::nfs3 holds it)
+    timeout,          // the request's deadline passed before a reply
+    unavailable,      // not sent: no connection (reconnecting with backoff) or server Down
+    disconnected,     // the connection dropped while the request was in flight
+    rpc,              // RPC-level failure: could not queue, empty reply, call rejected
+    invalid_argument, // rejected before sending (bad name, oversized I/O, empty fh, ...)
+    shutdown,         // the data server object is stopping or was removed from the fleet
+    not_found,        // fleet: no data server with that id / deviceid
+    exists,           // fleet: a data server with that id already exists
+    too_few_servers,  // fleet placement: fewer eligible data servers than mirrors
+};
+
+std::string_view to_string(DsErrc code);
+
+struct DsStatus {
+    DsErrc code = DsErrc::ok;
+    std::uint32_t nfs3 = 0; // nfsstat3 when code == DsErrc::nfs
+    // Human-readable context: names the data server, the operation and the object.
+    std::string message;
+
+    bool ok() const { return code == DsErrc::ok; }
+    static DsStatus success() { return {}; }
+    static DsStatus error(DsErrc c, std::string msg) { return {c, 0, std::move(msg)}; }
+};
+
+template <class T> struct DsResult {
+    DsStatus status;
+    T value{};
+
+    bool ok() const { return status.ok(); }
+    static DsResult success(T v) { return {DsStatus::success(), std::move(v)}; }
+    static DsResult failure(DsStatus s) { return {std::move(s), T{}}; }
+};
+
+// Operation results. Post-operation attributes are optional in NFSv3 replies, so they are
+// std::optional here; Ganesha's data servers always send them on success.
+struct Empty {};
+
+struct NullResult {
+    std::chrono::microseconds rtt{0};
+};
+
+struct LookupResult {
+    DsFh fh;
+    std::optional<DsAttrs> attrs;
+};
+
+using CreateResult = LookupResult;
+
+struct ReadResult {
+    std::vector<std::uint8_t> data;
+    bool eof = false;
+    std::optional<DsAttrs> attrs;
+};
+
+struct WriteResult {
+    std::uint32_t count = 0;
+    StableHow committed = StableHow::unstable;
+    WriteVerifier verifier{};
+    std::optional<DsAttrs> attrs;
+};
+
+struct CommitResult {
+    WriteVerifier verifier{};
+    std::optional<DsAttrs> attrs;
+};
+
+struct SetattrResult {
+    std::optional<DsAttrs> attrs;
+};
+
+// Completion callbacks run on the data server's event thread (see DataServer): they must be
+// short and must not block; they may submit further requests.
+template <class T> using Callback = std::function<void(DsResult<T>)>;
+
+enum class LogLevel { debug, info, warn, error };
+// Where the fleet's log lines go (the FSAL maps this onto Ganesha's log). Called from any
+// thread, including event threads; must not block for long.
+using LogSink = std::function<void(LogLevel, std::string_view)>;
+
+} // namespace flexfiles::fleet

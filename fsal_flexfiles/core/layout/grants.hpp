@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Which client holds which layout of which file, as this FSAL granted them, and the
+// fencing-id policy. Pure C++ (no Ganesha header): unit-tested alone.
+//
+// Why the FSAL keeps its own record instead of reading Ganesha's state lists: the layout
+// states live on MDCACHE's object (the FSAL's handle has no route to them), and the open
+// that has to look (open2, see fencing.cpp) may run with that object's state lock held or
+// not, depending on the path. Every granted segment passes through layoutget and every
+// disposed one through layoutreturn (client returns, recalls, revocations at lease expiry,
+// forgotten layouts, return-on-close), so the record mirrors Ganesha's segments exactly.
+#pragma once
+
+#include "model/data_files.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace flexfiles::layout {
+
+// layoutiomode4 values.
+enum class Iomode : std::uint8_t { Read = 1, ReadWrite = 2 };
+
+// One granted segment: LAYOUTGET stores it as the segment's fsal_seg_data, LAYOUTRETURN
+// disposes of it. Immutable once granted.
+struct Grant {
+    std::uint64_t id = 0;     // unique within its registry
+    std::uint64_t file = 0;   // the MDS file's fileid
+    std::uint64_t client = 0; // clientid4 of the holder; 0 when LAYOUTGET could not tell
+    Iomode iomode = Iomode::Read;
+    // The data files exactly as the layout named them (with the fencing ids of the time):
+    // what LAYOUT_WCC reports and LAYOUTRETURN errors are matched against.
+    mds::DataFileMap files;
+};
+
+class GrantRegistry {
+public:
+    // Records the grant and gives it its id. The caller keeps ownership of the Grant.
+    void add(Grant& grant);
+    // Forgets it; false if it was not recorded.
+    bool remove(const Grant& grant);
+
+    // Clients other than `except` that hold a layout of `file` with `iomode` (or any iomode
+    // when nullopt), each once, in grant order. `except` 0 excludes nobody.
+    std::vector<std::uint64_t> holders(std::uint64_t file, std::uint64_t except,
+                                       std::optional<Iomode> iomode) const;
+    std::size_t grants(std::uint64_t file) const;
+    std::size_t size() const;
+
+private:
+    mutable std::mutex mu_;
+    std::uint64_t next_id_ = 1;
+    std::unordered_map<std::uint64_t, std::vector<const Grant*>> by_file_;
+    std::size_t count_ = 0;
+};
+
+// The next synthetic id after `current` in [min, max], wrapping; min when current lies
+// outside the range. An id is reused only after (max - min + 1) fencings of the same file,
+// so a client fenced that many generations ago could write again: the range must be large
+// (the default is 10^6 ids, see model/config_block.h).
+std::uint32_t next_fencing_id(std::uint32_t current, std::uint32_t min, std::uint32_t max) noexcept;
+
+// Per-export counters (relaxed atomics: figures for logs and the admin interface).
+struct Counters {
+    std::atomic<std::uint64_t> layoutgets_read{0};
+    std::atomic<std::uint64_t> layoutgets_rw{0};
+    std::atomic<std::uint64_t> layoutgets_refused{0};
+    std::atomic<std::uint64_t> segments_returned{0};
+    std::atomic<std::uint64_t> returns_with_body{0};
+    std::atomic<std::uint64_t> bad_return_bodies{0};
+    std::atomic<std::uint64_t> ds_errors_reported{0}; // ffie_errors entries
+    std::atomic<std::uint64_t> ds_access_errors{0};   // of which NFS4ERR_ACCESS / PERM
+    std::atomic<std::uint64_t> ds_access_expected{0}; // ... from a fenced (older) layout
+    std::atomic<std::uint64_t> ds_owner_repairs{0};   // data-file owners set back
+    // LAYOUTERROR's device_error4s, and those naming none of the export's data servers.
+    std::atomic<std::uint64_t> layouterrors{0};
+    std::atomic<std::uint64_t> layouterror_unknown_devices{0};
+    std::atomic<std::uint64_t> iostats_reports{0};
+    std::atomic<std::uint64_t> read_ops{0};
+    std::atomic<std::uint64_t> read_bytes{0};
+    std::atomic<std::uint64_t> write_ops{0};
+    std::atomic<std::uint64_t> write_bytes{0};
+    std::atomic<std::uint64_t> layoutcommits{0};
+    std::atomic<std::uint64_t> layoutcommit_sizes{0}; // commits that moved the size
+    std::atomic<std::uint64_t> getdeviceinfos{0};
+    std::atomic<std::uint64_t> fencings{0};          // conflicting opens that fenced
+    std::atomic<std::uint64_t> fenced_data_files{0}; // data files re-owned
+    std::atomic<std::uint64_t> fence_failures{0};    // data files that could not be
+    std::atomic<std::uint64_t> recalls_sent{0};      // CB_LAYOUTRECALLs queued
+    std::atomic<std::uint64_t> recalls_not_found{0}; // nothing left to recall
+    std::atomic<std::uint64_t> recalls_failed{0};
+};
+
+} // namespace flexfiles::layout

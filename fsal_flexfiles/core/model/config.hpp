@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The configuration of one FLEXFILES export: what the EXPORT { FSAL { Name =
+// FLEXFILES; ... } } block says, as C++ values, and the rules that span its
+// fields. Ganesha's parser (ganesha/config_blocks.c) reads the block, applies
+// defaults and per-field ranges; from_parsed() turns the result into an
+// ExportConfig and validate() checks what the parser cannot: cross-field and
+// cross-block rules. No Ganesha header is needed here, so the model can be
+// unit-tested on its own.
+#pragma once
+
+#include "model/config_block.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flexfiles::config {
+
+// One NFSv3 data server (a Data_Server block).
+struct DataServer {
+    // Becomes the device id in layouts. Clients cache device ids, so it must
+    // stay the same across restarts: it is configured, never derived from the
+    // block's position.
+    uint32_t id = 0;
+    std::string address; // numeric IPv4 or IPv6, as written
+    uint16_t nfs_port = FF_CFG_NFS_PORT_DEFAULT;
+    uint16_t mnt_port = FF_CFG_MNT_PORT_DEFAULT;
+    std::string export_path; // the path the data server's MOUNT service exports
+    uint32_t rsize = FF_CFG_IO_SIZE_DEFAULT;
+    uint32_t wsize = FF_CFG_IO_SIZE_DEFAULT;
+
+    // "127.0.0.2:2049" or "[::1]:2049", for log lines.
+    std::string endpoint() const;
+
+    bool operator==(const DataServer&) const = default;
+};
+
+// Inclusive range of synthetic uids or gids the MDS gives data files, so
+// that it can fence a client by changing the owner.
+struct IdRange {
+    uint32_t min = FF_CFG_FENCING_ID_MIN_DEFAULT;
+    uint32_t max = FF_CFG_FENCING_ID_MAX_DEFAULT;
+
+    bool operator==(const IdRange&) const = default;
+};
+
+struct ExportConfig {
+    std::string sub_fsal;                      // the FSAL holding the metadata namespace (e.g. VFS)
+    std::vector<DataServer> data_servers;      // in file order
+    uint32_t mirrors = FF_CFG_MIRRORS_DEFAULT; // data files per file, each on its own server
+    uint64_t stripe_unit = FF_CFG_STRIPE_UNIT_DEFAULT; // bytes
+    IdRange fencing_uids;
+    IdRange fencing_gids;
+    bool trust_wcc = FF_CFG_TRUST_WCC_DEFAULT; // accept LAYOUT_WCC attributes
+    std::chrono::milliseconds wcc_max_age{FF_CFG_WCC_MAX_AGE_MS_DEFAULT};
+    std::chrono::milliseconds ds_getattr_deadline{FF_CFG_DS_GETATTR_DEADLINE_MS_DEFAULT};
+    // Deadline of every data-path RPC to a data server (CREATE, REMOVE, READ, WRITE, ...).
+    std::chrono::milliseconds ds_io_timeout{FF_CFG_DS_IO_TIMEOUT_MS_DEFAULT};
+    // Where the map file -> data files lives (store/layout_store.hpp); empty: the default,
+    // see layout_store_path().
+    std::string layout_store;
+
+    bool operator==(const ExportConfig&) const = default;
+};
+
+// Copies what Ganesha's parser produced.
+ExportConfig from_parsed(const ff_cfg_export& parsed);
+
+// Every rule the configuration breaks, one message each, naming the block and
+// the field ("Data_Server block 2 (Id = 2): Address is missing"). Empty when
+// the configuration is usable.
+std::vector<std::string> validate(const ExportConfig& cfg);
+
+// The layout store's path: Layout_Store, or <state_dir>/flexfiles/export-<id>.db where
+// state_dir is the server's NFSv4 RecoveryRoot (/var/lib/nfs/ganesha by default).
+std::string layout_store_path(const ExportConfig& cfg, int export_id, const std::string& state_dir);
+
+// One line for the log: the sub-FSAL, the data servers and the settings.
+std::string describe(const ExportConfig& cfg);
+
+} // namespace flexfiles::config

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Where a file's bytes live: the data files of one MDS file, one per mirror.
+//
+// This is the model every part of the FSAL shares: placement creates it, the layout store
+// persists it, LAYOUTGET encodes it as ff_layout4, LAYOUT_WCC matches reports against it,
+// the fallback GETATTRs it, the proxy I/O path reads and writes through it.
+//
+// Flex-files layouts here are loosely coupled (RFC 8435 section 2.2: NFSv3 data servers,
+// no control protocol), so every ffds_stateid handed out is the anonymous stateid; the
+// (deviceid, stateid, filehandle) triple that RFC 9766 section 3.7 uses to name a data file
+// is unique within a layout because each data file has its own filehandle.
+#pragma once
+
+#include "model/deviceid.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flexfiles::mds {
+
+// One data file: one mirror's copy of the file's bytes on one data server.
+struct DataFile {
+    std::uint32_t mirror = 0;      // index of the mirror in the layout (0..Mirrors-1)
+    std::uint64_t ds_id = 0;       // the Data_Server block's Id
+    fleet::DeviceId deviceid{};    // ffds_deviceid in layouts (stable: derived from ds_id)
+    std::vector<std::uint8_t> fh;  // the NFSv3 filehandle on the data server
+    std::string name;              // its name in the data server's export root
+    std::uint32_t fencing_uid = 0; // synthetic credentials the layout carries (ffds_user)
+    std::uint32_t fencing_gid = 0; // and the data file's owner on the data server
+
+    bool operator==(const DataFile&) const = default;
+};
+
+// The data files of one MDS file, ordered by mirror (stripe count 1: each mirror is one
+// data file holding the whole file).
+struct DataFileMap {
+    std::uint64_t file_id = 0;     // the MDS file's fileid in the namespace FSAL
+    std::uint64_t stripe_unit = 0; // ffl_stripe_unit
+    std::vector<DataFile> files;
+
+    bool operator==(const DataFileMap&) const = default;
+};
+
+} // namespace flexfiles::mds

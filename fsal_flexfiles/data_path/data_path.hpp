@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The MDS data path as the FSAL operations use it: the glue between Ganesha (op_ctx,
+// fsal_status_t, fsal_io_arg, the sub-FSAL's handles) and the plain C++ parts in mds/
+// (layout store, placement, proxy I/O, reaper) and fleet/.
+//
+//   export_data_path.cpp    build the export's store, cache, fleet, proxy and reaper; tear down
+//   fsal_create_remove.cpp  placement at create / adoption, removal at the last unlink
+//   fsal_proxy_io.cpp       read2/write2/commit2 and SETATTR(size) sent to the data files
+//   fsal_status.cpp         fleet errors as FSAL statuses
+//
+// The namespace object on the sub-FSAL holds no bytes (size 0): a regular file's bytes
+// live in its data files on the data servers, and GETATTR takes size and times from there
+// (wcc::overlay_data_attrs).
+#pragma once
+
+#include "fleet/ds_types.hpp"
+#include "ganesha/ganesha.hpp"
+#include "model/config.hpp"
+#include "model/data_files.hpp"
+#include "store/layout_store.hpp"
+
+#include <memory>
+
+namespace flexfiles {
+struct Export;
+struct Handle;
+} // namespace flexfiles
+
+namespace flexfiles::mds {
+
+// ---- export_data_path.cpp ----
+
+// Opens the layout store (recovering creates a crash interrupted), makes the attribute
+// cache, starts one data-server client per Data_Server block (MOUNT + health probes; an
+// unreachable one is not an error: it stays Down and placement avoids it), waits a little
+// for them to come Up, and starts the reaper. On error (logged, naming the export) nothing
+// is left running.
+fsal_status_t open_data_path(Export& exp, int export_id) noexcept;
+// Stops the reaper and the data-server clients, closes the store. Idempotent.
+void close_data_path(Export& exp) noexcept;
+// Starts the client of a data server added at run time (dbus/), configured as
+// open_data_path configures the others, and gives proxy I/O its Rsize/Wsize. Errors as
+// fleet::Fleet::add (nothing is left running).
+fleet::DsStatus start_data_server(Export& exp, const config::DataServer& ds) noexcept;
+
+// ---- fsal_status.cpp ----
+
+// The FSAL status for a data-server failure: NFS errors that mean something to a client
+// (NOSPC, DQUOT, FBIG, ROFS) keep their meaning; too few data servers is NOSPC (no room
+// to place the mirrors); everything else (timeouts, unreachable data servers, I/O errors,
+// stale data files) is IO. The minor code is the errno.
+fsal_status_t to_fsal_status(const fleet::DsStatus& st) noexcept;
+
+// ---- fsal_create_remove.cpp ----
+
+// Places a regular file's data files and persists its map before returning (see
+// placement_at_create.hpp for the steps). `name` is for log lines (may be null). On error
+// nothing is left on the data servers (or what is left is queued for the reaper) and
+// handle's map is unchanged.
+fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) noexcept;
+
+// The file's data files, placing them first if it has none (a file created before the
+// export used FLEXFILES, or whose create a crash interrupted). Errors as place_data_files.
+fsal_status_t ensure_data_files(Export& exp, Handle& handle,
+                                std::shared_ptr<const DataFileMap>* out) noexcept;
+
+// Whether the last link of the sub-FSAL object is gone (after an unlink or a rename over
+// it): its attributes cannot be read any more (STALE) or say 0 links. Any other answer,
+// including an error, says no: a data file is never removed on a doubt.
+bool last_link_gone(Export& exp, fsal_obj_handle* sub) noexcept;
+
+// The file's last link went: drop its map and queue its data files (one transaction), try
+// removing them now; failures stay queued for the reaper. Forgets the file in the
+// attribute cache. `handle` may be null (rename over a file MDCACHE does not hold).
+void remove_data_files(Export& exp, const ObjectKey& key, std::uint64_t file_id, Handle* handle,
+                       const char* name) noexcept;
+
+// ---- fsal_proxy_io.cpp ----
+
+// read2/write2/commit2 of a regular file, sent to its data files. They complete (call
+// done_cb) before returning.
+void proxy_read(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg* read_arg,
+                void* caller_arg) noexcept;
+void proxy_write(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg* write_arg,
+                 void* caller_arg) noexcept;
+fsal_status_t proxy_commit(Export& exp, Handle& handle, off_t offset, size_t len) noexcept;
+// Truncates or extends every data file to `size` (placing them first for a file without).
+fsal_status_t proxy_truncate(Export& exp, Handle& handle, std::uint64_t size) noexcept;
+
+} // namespace flexfiles::mds

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Building and tearing down an export's data path: layout store, attribute cache, the
+// data-server fleet, proxy I/O and the reaper (see fsal_data_path.hpp).
+#include "data_path/data_path.hpp"
+#include "export.hpp"
+#include "pnfs/layout_ops.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+
+namespace flexfiles::mds {
+namespace {
+
+using namespace std::chrono_literals;
+
+// How long export creation waits for the data servers' first probes. An unreachable one
+// is Down (refused connection) or still connecting after this; either way the export is
+// created and placement avoids it until it comes Up.
+constexpr auto kStartWait = 3500ms;
+
+// The fleet's and the reaper's log lines, in Ganesha's log under COMPONENT_FSAL. Called
+// from the data servers' event threads and the reaper's thread too.
+fleet::LogSink ganesha_log_sink(std::string prefix) {
+    return [prefix = std::move(prefix)](fleet::LogLevel level, std::string_view msg) {
+        const int len = static_cast<int>(std::min<std::size_t>(msg.size(), 4000));
+        switch (level) {
+        case fleet::LogLevel::debug:
+            LogDebug(COMPONENT_FSAL, "%s: %.*s", prefix.c_str(), len, msg.data());
+            break;
+        case fleet::LogLevel::info:
+            LogEvent(COMPONENT_FSAL, "%s: %.*s", prefix.c_str(), len, msg.data());
+            break;
+        case fleet::LogLevel::warn:
+            LogWarn(COMPONENT_FSAL, "%s: %.*s", prefix.c_str(), len, msg.data());
+            break;
+        case fleet::LogLevel::error:
+            LogCrit(COMPONENT_FSAL, "%s: %.*s", prefix.c_str(), len, msg.data());
+            break;
+        }
+    };
+}
+
+fleet::DataServerConfig fleet_config(const config::DataServer& ds, const config::ExportConfig& cfg,
+                                     const fleet::LogSink& log) {
+    fleet::DataServerConfig c;
+    c.id = ds.id;
+    c.host = ds.address;
+    c.export_path = ds.export_path;
+    c.nfs_port = ds.nfs_port;
+    c.mount_port = ds.mnt_port;
+    // The MDS creates, truncates and removes data files as root (data-server exports are
+    // No_Root_Squash); clients with layouts use the synthetic fencing credentials.
+    c.uid = 0;
+    c.gid = 0;
+    // Byte 0 of the deviceid: Ganesha routes GETDEVICEINFO to the FSAL registered with
+    // this id, which is how the module registered (module.cpp).
+    c.fsal_id = FSAL_ID_EXPERIMENTAL;
+    c.request_timeout = cfg.ds_io_timeout;
+    c.max_io_size = std::max(ds.rsize, ds.wsize);
+    c.log = log;
+    return c;
+}
+
+void wait_for_fleet(Export& exp) {
+    const auto deadline = std::chrono::steady_clock::now() + kStartWait;
+    for (;;) {
+        const auto servers = exp.fleet().servers();
+        const bool all_up = std::all_of(servers.begin(), servers.end(), [](const auto& ds) {
+            return ds->health() == fleet::Health::up;
+        });
+        if (all_up || std::chrono::steady_clock::now() >= deadline)
+            break;
+        std::this_thread::sleep_for(20ms);
+    }
+    unsigned up = 0;
+    for (const auto& ds : exp.fleet().servers()) {
+        const fleet::Health h = ds->health();
+        if (h == fleet::Health::up) {
+            ++up;
+            continue;
+        }
+        LogWarn(COMPONENT_FSAL,
+                "%s: %s is %s (%s) after %lld ms: no new files are placed on it until it is Up",
+                exp.label().c_str(), ds->label().c_str(), std::string(fleet::to_string(h)).c_str(),
+                std::string(fleet::to_string(ds->conn_state())).c_str(),
+                static_cast<long long>(kStartWait.count()));
+    }
+    LogEvent(COMPONENT_FSAL, "%s: %u of %zu data server(s) Up, Mirrors = %u", exp.label().c_str(),
+             up, exp.fleet().size(), exp.config().mirrors);
+}
+
+// Data files the store maps to data servers the configuration does not name (one added at
+// run time with AddDataServer and not written into ganesha.conf, or a block removed or
+// renumbered): their files cannot be read or written. The export still serves the rest;
+// each such data server gets one line an administrator cannot miss.
+void report_unconfigured_data_servers(Export& exp, const config::ExportConfig& cfg) {
+    const auto usage = exp.store().usage_by_data_server();
+    if (!usage.ok()) {
+        LogCrit(COMPONENT_FSAL, "%s: layout store: %s", exp.label().c_str(),
+                usage.status.error.c_str());
+        return;
+    }
+    for (const auto& [ds_id, u] : usage.value) {
+        const bool configured =
+            std::any_of(cfg.data_servers.begin(), cfg.data_servers.end(),
+                        [id = ds_id](const config::DataServer& ds) { return ds.id == id; });
+        if (configured || u.total() == 0)
+            continue;
+        LogCrit(COMPONENT_FSAL,
+                "%s: the layout store holds %llu data file(s) (and %llu removal(s) pending) on "
+                "data server %llu, which is not configured: files with data there cannot be "
+                "read or written until a Data_Server block with Id = %llu is back in the "
+                "export (data servers added over dbus last only until a restart)",
+                exp.label().c_str(), static_cast<unsigned long long>(u.data_files),
+                static_cast<unsigned long long>(u.removals_pending),
+                static_cast<unsigned long long>(ds_id), static_cast<unsigned long long>(ds_id));
+    }
+}
+
+} // namespace
+
+fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
+    try {
+        exp.label_ =
+            "FLEXFILES export " + std::to_string(export_id) + " (" + ff_gsh_ctx_export_path() + ")";
+        const config::ExportConfig& cfg = exp.config();
+
+        const std::string path = config::layout_store_path(cfg, export_id, ff_gsh_recovery_root());
+        auto opened = LayoutStore::open(path);
+        if (!opened.ok()) {
+            LogCrit(COMPONENT_FSAL, "%s: %s; export refused (Layout_Store)", exp.label().c_str(),
+                    opened.status.error.c_str());
+            return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+        }
+        exp.store_ = std::move(opened.value);
+        if (auto r = exp.store().recover_interrupted_creates(); !r.ok()) {
+            LogCrit(COMPONENT_FSAL, "%s: %s; export refused", exp.label().c_str(),
+                    r.status.error.c_str());
+            close_data_path(exp);
+            return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+        } else if (r.value > 0) {
+            LogEvent(COMPONENT_FSAL,
+                     "%s: %llu data file(s) of creates interrupted by a restart queued for "
+                     "removal",
+                     exp.label().c_str(), static_cast<unsigned long long>(r.value));
+        }
+        const auto files = exp.store().file_count();
+        const auto pending = exp.store().pending_removal_count();
+        LogEvent(COMPONENT_FSAL,
+                 "%s: layout store %s: %llu file(s), %llu data-file removal(s) pending",
+                 exp.label().c_str(), path.c_str(), static_cast<unsigned long long>(files.value),
+                 static_cast<unsigned long long>(pending.value));
+        report_unconfigured_data_servers(exp, cfg);
+
+        exp.stale_ = std::make_unique<StaleMirrors>(
+            exp.store(),
+            [&exp](const ObjectKey& key, std::uint64_t file_id, std::uint64_t reporter) {
+                layout::recall_layouts(exp, key, file_id, reporter);
+            });
+        if (auto st = exp.stale_->load(); !st.ok()) {
+            LogCrit(COMPONENT_FSAL, "%s: %s; export refused", exp.label().c_str(),
+                    st.error.c_str());
+            close_data_path(exp);
+            return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+        }
+        if (const std::size_t n = exp.stale_->count(); n > 0)
+            LogWarn(COMPONENT_FSAL,
+                    "%s: %zu mirror(s) missed writes before the restart and are stale: they "
+                    "are not read from until resilvered",
+                    exp.label().c_str(), n);
+
+        exp.cache_ = std::make_unique<wcc::AttrCache>();
+
+        exp.fleet_ = std::make_unique<fleet::Fleet>();
+        const fleet::LogSink log = ganesha_log_sink(exp.label());
+        std::map<std::uint64_t, IoSizes> sizes;
+        for (const config::DataServer& ds : cfg.data_servers) {
+            if (auto st = exp.fleet().add(fleet_config(ds, cfg, log)); !st.ok()) {
+                LogCrit(COMPONENT_FSAL, "%s: Data_Server Id = %u (%s): %s; export refused",
+                        exp.label().c_str(), ds.id, ds.endpoint().c_str(), st.message.c_str());
+                close_data_path(exp);
+                return fsalstat(ERR_FSAL_INVAL, EINVAL);
+            }
+            sizes[ds.id] = IoSizes{ds.rsize, ds.wsize};
+        }
+        wait_for_fleet(exp);
+
+        exp.proxy_ =
+            std::make_unique<ProxyIo>(exp.fleet(), exp.cache_.get(), exp.counters(),
+                                      std::move(sizes), cfg.ds_io_timeout, exp.stale_.get(), log);
+
+        ReaperSettings reaper;
+        reaper.request_timeout = cfg.ds_io_timeout;
+        exp.reaper_ = std::make_unique<Reaper>(exp.store(), exp.fleet(), reaper, log);
+        exp.reaper().start();
+
+        ResilverHooks hooks;
+        hooks.rw_layout_outstanding = [&exp](std::uint64_t file_id) {
+            return layout::rw_layout_outstanding(exp, file_id);
+        };
+        hooks.chunk_size = [&exp](std::uint64_t source, std::uint64_t target) {
+            return std::min(exp.proxy().rsize(source), exp.proxy().wsize(target));
+        };
+        ResilverSettings resilver;
+        resilver.request_timeout = cfg.ds_io_timeout;
+        exp.resilver_ = std::make_unique<Resilverer>(exp.store(), *exp.stale_, exp.fleet(),
+                                                     std::move(hooks), resilver, log);
+        exp.resilverer().start();
+        return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_FSAL, "%s: cannot start the data path: %s; export refused",
+                exp.label().c_str(), e.what());
+        close_data_path(exp);
+        return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+    }
+}
+
+fleet::DsStatus start_data_server(Export& exp, const config::DataServer& ds) noexcept {
+    try {
+        // Sizes first: the fleet may place a file on it as soon as it is Up.
+        exp.proxy().set_io_sizes(ds.id, IoSizes{ds.rsize, ds.wsize});
+        fleet::DsStatus st =
+            exp.fleet().add(fleet_config(ds, exp.config(), ganesha_log_sink(exp.label())));
+        if (!st.ok())
+            exp.proxy().set_io_sizes(ds.id, std::nullopt);
+        return st;
+    } catch (const std::exception& e) {
+        return fleet::DsStatus::error(fleet::DsErrc::invalid_argument, e.what());
+    }
+}
+
+void close_data_path(Export& exp) noexcept {
+    // The reaper uses the store and the fleet; proxy I/O callbacks use the cache until the
+    // fleet has completed every request (Fleet's destructor stops each data server).
+    if (exp.resilver_)
+        exp.resilver_->stop();
+    exp.resilver_.reset();
+    if (exp.reaper_)
+        exp.reaper_->stop();
+    exp.reaper_.reset();
+    exp.proxy_.reset();
+    exp.fleet_.reset();
+    exp.cache_.reset();
+    exp.stale_.reset();
+    exp.store_.reset();
+}
+
+} // namespace flexfiles::mds

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// read2/write2/commit2 and SETATTR(size) of regular files, sent to the data files (see
+// fsal_data_path.hpp and proxy_io.hpp).
+//
+// They complete before returning, on the worker thread that called them: each waits for
+// the data servers' replies, bounded by DS_IO_Timeout per RPC. Completing from the data
+// servers' event threads instead would run Ganesha's completion (and MDCACHE's) on a
+// thread with no op_ctx.
+#include "data_path/data_path.hpp"
+#include "export.hpp"
+#include "handle.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstring>
+#include <limits>
+
+namespace flexfiles::mds {
+namespace {
+
+std::size_t iov_total(const fsal_io_arg* arg) {
+    std::size_t total = 0;
+    for (int i = 0; i < arg->iov_count; ++i)
+        total += arg->iov[i].iov_len;
+    return total;
+}
+
+} // namespace
+
+void proxy_read(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg* read_arg,
+                void* caller_arg) noexcept {
+    fsal_status_t status = fsalstat(ERR_FSAL_NO_ERROR, 0);
+    read_arg->io_amount = 0;
+    try {
+        const std::shared_ptr<const DataFileMap> map = handle.data_files();
+        const std::size_t want =
+            std::min<std::size_t>(iov_total(read_arg), std::numeric_limits<std::uint32_t>::max());
+        if (!map) {
+            // Never written: the file has no bytes anywhere.
+            read_arg->end_of_file = true;
+        } else {
+            ProxyReadResult r =
+                exp.proxy().read(*map, read_arg->offset, static_cast<std::uint32_t>(want));
+            if (!r.status.ok()) {
+                LogWarn(COMPONENT_FSAL, "%s: READ of fileid %" PRIu64 " at %" PRIu64 " (+%zu): %s",
+                        exp.label().c_str(), handle.fileid, read_arg->offset, want,
+                        r.status.message.c_str());
+                status = to_fsal_status(r.status);
+            } else {
+                std::size_t copied = 0;
+                for (int i = 0; i < read_arg->iov_count && copied < r.data.size(); ++i) {
+                    const std::size_t n =
+                        std::min(read_arg->iov[i].iov_len, r.data.size() - copied);
+                    std::memcpy(read_arg->iov[i].iov_base, r.data.data() + copied, n);
+                    copied += n;
+                }
+                read_arg->io_amount = copied;
+                read_arg->end_of_file = r.eof;
+            }
+        }
+        if (!FSAL_IS_ERROR(status) && read_arg->info != nullptr) {
+            // READ_PLUS: all data, no holes (as FSAL_VFS answers).
+            read_arg->info->io_content.what = NFS4_CONTENT_DATA;
+            read_arg->info->io_content.data.d_offset = read_arg->offset + read_arg->io_amount;
+            read_arg->info->io_content.data.d_data.data_len =
+                static_cast<u_int>(read_arg->io_amount);
+            read_arg->info->io_content.data.d_data.data_val =
+                read_arg->iov_count > 0 ? static_cast<char*>(read_arg->iov[0].iov_base) : nullptr;
+        }
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_FSAL, "%s: READ of fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, e.what());
+        status = fsalstat(ERR_FSAL_SERVERFAULT, 0);
+    }
+    done_cb(&handle, status, read_arg, caller_arg);
+}
+
+void proxy_write(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg* write_arg,
+                 void* caller_arg) noexcept {
+    fsal_status_t status = fsalstat(ERR_FSAL_NO_ERROR, 0);
+    write_arg->io_amount = 0;
+    try {
+        std::shared_ptr<const DataFileMap> map;
+        status = ensure_data_files(exp, handle, &map);
+        if (!FSAL_IS_ERROR(status)) {
+            std::vector<std::uint8_t> data;
+            data.reserve(iov_total(write_arg));
+            for (int i = 0; i < write_arg->iov_count; ++i) {
+                const auto* p = static_cast<const std::uint8_t*>(write_arg->iov[i].iov_base);
+                data.insert(data.end(), p, p + write_arg->iov[i].iov_len);
+            }
+            const fleet::DsStatus st = exp.proxy().write(handle.key, *map, write_arg->offset, data);
+            if (!st.ok()) {
+                LogWarn(COMPONENT_FSAL, "%s: WRITE of fileid %" PRIu64 " at %" PRIu64 " (+%zu): %s",
+                        exp.label().c_str(), handle.fileid, write_arg->offset, data.size(),
+                        st.message.c_str());
+                status = to_fsal_status(st);
+            } else {
+                write_arg->io_amount = data.size();
+                // Every mirror wrote FILE_SYNC (proxy_io.hpp says why).
+                write_arg->fsal_stable = true;
+            }
+        }
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_FSAL, "%s: WRITE of fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, e.what());
+        status = fsalstat(ERR_FSAL_SERVERFAULT, 0);
+    }
+    done_cb(&handle, status, write_arg, caller_arg);
+}
+
+fsal_status_t proxy_commit(Export& exp, Handle& handle, off_t offset, size_t len) noexcept {
+    try {
+        const std::shared_ptr<const DataFileMap> map = handle.data_files();
+        if (!map)
+            return fsalstat(ERR_FSAL_NO_ERROR, 0);
+        const auto count = static_cast<std::uint32_t>(
+            std::min<size_t>(len, std::numeric_limits<std::uint32_t>::max()));
+        const fleet::DsStatus st =
+            exp.proxy().commit(*map, static_cast<std::uint64_t>(offset), count);
+        if (st.ok())
+            return fsalstat(ERR_FSAL_NO_ERROR, 0);
+        LogWarn(COMPONENT_FSAL, "%s: COMMIT of fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, st.message.c_str());
+        return to_fsal_status(st);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_FSAL, "%s: COMMIT of fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, e.what());
+        return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+    }
+}
+
+fsal_status_t proxy_truncate(Export& exp, Handle& handle, std::uint64_t size) noexcept {
+    try {
+        std::shared_ptr<const DataFileMap> map = handle.data_files();
+        if (!map) {
+            if (size == 0)
+                return fsalstat(ERR_FSAL_NO_ERROR, 0); // no bytes anywhere already
+            if (fsal_status_t st = ensure_data_files(exp, handle, &map); FSAL_IS_ERROR(st))
+                return st;
+        }
+        const fleet::DsStatus st = exp.proxy().truncate(handle.key, *map, size);
+        if (st.ok())
+            return fsalstat(ERR_FSAL_NO_ERROR, 0);
+        LogWarn(COMPONENT_FSAL, "%s: SETATTR size = %" PRIu64 " of fileid %" PRIu64 ": %s",
+                exp.label().c_str(), size, handle.fileid, st.message.c_str());
+        return to_fsal_status(st);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_FSAL, "%s: SETATTR size of fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, e.what());
+        return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+    }
+}
+
+} // namespace flexfiles::mds

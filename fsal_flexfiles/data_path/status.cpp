@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Data-server failures as FSAL statuses (see fsal_data_path.hpp for the choice).
+#include "data_path/data_path.hpp"
+
+#include <cerrno>
+
+namespace flexfiles::mds {
+namespace {
+
+// nfsstat3 values (RFC 1813 2.6) that a client can act on.
+constexpr std::uint32_t kNfs3ErrFbig = 27;
+constexpr std::uint32_t kNfs3ErrNospc = 28;
+constexpr std::uint32_t kNfs3ErrRofs = 30;
+constexpr std::uint32_t kNfs3ErrDquot = 69;
+
+} // namespace
+
+fsal_status_t to_fsal_status(const fleet::DsStatus& st) noexcept {
+    switch (st.code) {
+    case fleet::DsErrc::ok:
+        return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    case fleet::DsErrc::too_few_servers:
+        return fsalstat(ERR_FSAL_NOSPC, ENOSPC);
+    case fleet::DsErrc::nfs:
+        switch (st.nfs3) {
+        case kNfs3ErrNospc:
+            return fsalstat(ERR_FSAL_NOSPC, ENOSPC);
+        case kNfs3ErrDquot:
+            return fsalstat(ERR_FSAL_DQUOT, EDQUOT);
+        case kNfs3ErrFbig:
+            return fsalstat(ERR_FSAL_FBIG, EFBIG);
+        case kNfs3ErrRofs:
+            return fsalstat(ERR_FSAL_ROFS, EROFS);
+        default:
+            return fsalstat(ERR_FSAL_IO, EIO);
+        }
+    case fleet::DsErrc::timeout:
+        return fsalstat(ERR_FSAL_IO, ETIMEDOUT);
+    default:
+        return fsalstat(ERR_FSAL_IO, EIO);
+    }
+}
+
+} // namespace flexfiles::mds

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/*
+ * What pnfs/ needs from Ganesha headers that do not compile as C++
+ * (sal_functions.h, export_mgr.h, delayed_exec.h: see ganesha/shim.h for
+ * why this is C), as functions with C++-clean signatures.
+ */
+#ifndef FF_LAYOUT_SAL_SHIM_H
+#define FF_LAYOUT_SAL_SHIM_H
+
+#include "fsal_api.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gsh_export;
+struct state_t;
+
+/*
+ * Calls match(export, arg) for each export of `fsal`, under the module's
+ * lock (exports cannot go away meanwhile), until it returns true. Returns
+ * whether one did. `match` must not block.
+ */
+bool ff_layout_find_export(struct fsal_module *fsal,
+			   bool (*match)(struct fsal_export *exp, void *arg),
+			   void *arg);
+
+/*
+ * CB_LAYOUTRECALL of every layout of the file `key` names (a handle key as
+ * the up-call vector's export looks it up: the sub-FSAL's handle_to_key),
+ * any iomode, whole file, clora_changed = `changed`, held by any client but
+ * `except_client` (0: all clients). Queued on Ganesha's general fridge
+ * (up_async_layoutrecall: an FSAL must not call the up-call inside its own
+ * operations); cb(cb_arg, status) runs when the recall has been issued,
+ * status STATE_SUCCESS, STATE_NOT_FOUND (nothing left to recall) or an
+ * error. Returns 0 when queued (cb will run), an errno otherwise (it will
+ * not).
+ */
+int ff_layout_async_recall(const struct fsal_up_vector *vec, const void *key,
+			   size_t key_len, bool changed, uint64_t except_client,
+			   void (*cb)(void *cb_arg, int status), void *cb_arg);
+
+/*
+ * A reference to op_ctx's export (NULL without one); give it back with
+ * ff_layout_export_put. Keeps the export, its FSAL export and its up-call
+ * vector alive.
+ */
+struct gsh_export *ff_layout_ctx_export_get(void);
+void ff_layout_export_put(struct gsh_export *exp);
+
+/*
+ * Calls cb(fsal_seg_data, io_mode, arg) for each segment of a layout state.
+ * The caller holds the state lock of the state's object (Ganesha calls the
+ * FSAL's layout methods that way). Returns the number of segments; 0 for a
+ * NULL state or a state that is not a layout state.
+ */
+unsigned int ff_layout_state_segments(struct state_t *state,
+				      void (*cb)(void *seg_data,
+						 layoutiomode4 io_mode,
+						 void *arg),
+				      void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FF_LAYOUT_SAL_SHIM_H */

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Fencing (RFC 8435 section 2.2, loosely coupled data servers): an open for write of a file
+// while another client holds an RW layout of it.
+//
+// Why: mirroring is done by the clients. Two clients writing the same range through their
+// layouts can reach the mirrors in different orders and leave them with different bytes.
+// So a new writer takes the data servers away from the writers before it.
+//
+// What happens, in file.cpp's open2 (the caller), before the OPEN is answered:
+//   1. Conflict: the opener asked for write access, and the export's grant registry shows
+//      an RW layout of the file held by a client other than the opener.
+//   2. Fence: every data file of the file gets a new synthetic owner, the next uid and gid
+//      of the export's Fencing_Uids / Fencing_Gids ranges (NFSv3 SETATTR through the
+//      fleet, all mirrors in parallel, bounded by kFenceTimeout). The new owner goes into
+//      the file's map (layout store, then the handle), so every layout granted from now on
+//      carries it; every layout granted before carries the old one and its data-server
+//      WRITEs (and READs: data files are mode 0640) get NFS3ERR_ACCES.
+//   3. Recall: CB_LAYOUTRECALL of every layout of the file (any iomode: all now carry a
+//      stale owner) held by any client but the opener, with clora_changed set. Ganesha's
+//      up-call must not run inside an FSAL operation and needs the file's state lock,
+//      which OPEN may hold around open2: it is queued on Ganesha's general fridge
+//      (up_async_layoutrecall).
+//
+// Fence first, recall after, and never wait for the returns. Waiting would hold the OPEN
+// (and a worker thread, with the state lock the returns need) for a client round trip,
+// up to a lease if the client does not answer; and a recall alone stops nothing: a client
+// may keep writing until it answers. Fencing first means that when the OPEN returns, no
+// earlier layout can write anything any more, whatever its holder does. The recall then
+// tells the holders promptly, rather than through NFS3ERR_ACCES on their next I/O; a
+// holder that writes meanwhile gets NFS3ERR_ACCES, reports it (LAYOUTERROR or
+// LAYOUTRETURN, where it is recognised as a fenced layout, see layoutreturn.cpp) and asks
+// for a new layout, which carries the new owner.
+//
+// A data file whose SETATTR fails keeps its old owner in the map (so new layouts still work
+// on it) and is logged: its old writers are not fenced there. The owner change of the
+// others stands.
+#include "export.hpp"
+#include "fleet/fleet.hpp"
+#include "handle.hpp"
+#include "pnfs/context.hpp"
+#include "pnfs/layout_ops.hpp"
+#include "pnfs/mds_access.hpp"
+
+#include <chrono>
+#include <future>
+
+namespace flexfiles::layout {
+
+namespace {
+
+constexpr std::chrono::milliseconds kFenceTimeout{2000};
+
+// What the recall's completion needs.
+struct RecallTask {
+    gsh_export* export_ref = nullptr; // keeps the export and its up-call vector alive
+    std::uint64_t file = 0;
+    ExportLayouts* state = nullptr; // the export's: export_ref keeps it alive
+};
+
+void recall_issued(void* arg, int status) {
+    std::unique_ptr<RecallTask> task(static_cast<RecallTask*>(arg));
+    if (status == STATE_SUCCESS) {
+        bump(task->state->counters.recalls_sent);
+        LogDebug(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": layouts recalled", task->file);
+    } else if (status == STATE_NOT_FOUND) {
+        // Returned (or revoked) between the fence and now.
+        bump(task->state->counters.recalls_not_found);
+    } else {
+        bump(task->state->counters.recalls_failed);
+        LogWarn(COMPONENT_PNFS,
+                "FLEXFILES file %" PRIu64 ": CB_LAYOUTRECALL could not be sent (state status "
+                "%d); the holders keep their layouts until they return them",
+                task->file, status);
+    }
+    ff_layout_export_put(task->export_ref);
+}
+
+// Sets the next synthetic owner on every data file; returns the updated map and how many
+// data files changed.
+std::pair<mds::DataFileMap, unsigned> fence_data_files(Export& exp, const mds::DataFileMap& map,
+                                                       ExportLayouts& state) {
+    const config::ExportConfig& cfg = exp.settings;
+    fleet::Fleet* fleet = mds_access::fleet(exp);
+    mds::DataFileMap next = map;
+    const fleet::Deadline deadline = fleet::deadline_in(kFenceTimeout);
+
+    std::vector<std::future<fleet::DsResult<fleet::SetattrResult>>> pending(map.files.size());
+    std::vector<bool> sent(map.files.size(), false);
+    for (std::size_t i = 0; i < map.files.size(); i++) {
+        mds::DataFile& f = next.files[i];
+        f.fencing_uid = next_fencing_id(f.fencing_uid, cfg.fencing_uids.min, cfg.fencing_uids.max);
+        f.fencing_gid = next_fencing_id(f.fencing_gid, cfg.fencing_gids.min, cfg.fencing_gids.max);
+        auto ds = fleet != nullptr ? fleet->find(f.ds_id) : nullptr;
+        auto fh = fleet::DsFh::from_bytes(f.fh.data(), f.fh.size());
+        if (!ds || !fh)
+            continue;
+        fleet::SetAttrs attrs;
+        attrs.uid = f.fencing_uid;
+        attrs.gid = f.fencing_gid;
+        pending[i] = ds->setattr(*fh, attrs, deadline);
+        sent[i] = true;
+    }
+
+    unsigned changed = 0;
+    for (std::size_t i = 0; i < map.files.size(); i++) {
+        mds::DataFile& f = next.files[i];
+        std::string why = "data server not in the fleet, or no filehandle";
+        if (sent[i]) {
+            const auto r = pending[i].get();
+            if (r.ok()) {
+                changed++;
+                bump(state.counters.fenced_data_files);
+                continue;
+            }
+            why = r.status.message;
+        }
+        bump(state.counters.fence_failures);
+        LogWarn(COMPONENT_PNFS,
+                "%s file %" PRIu64 ": could not fence %s on data server %" PRIu64
+                " (%s): its earlier layouts still work there",
+                exp.label().c_str(), map.file_id, f.name.c_str(), f.ds_id, why.c_str());
+        f.fencing_uid = map.files[i].fencing_uid;
+        f.fencing_gid = map.files[i].fencing_gid;
+    }
+    return {std::move(next), changed};
+}
+
+void queue_recall(Export& exp, const mds::ObjectKey& key, std::uint64_t file, std::uint64_t opener,
+                  ExportLayouts& state) {
+    if (exp.up_ops == nullptr || key.empty())
+        return;
+    auto task = std::make_unique<RecallTask>();
+    task->export_ref = ff_layout_ctx_export_get();
+    if (task->export_ref == nullptr)
+        return;
+    task->file = file;
+    task->state = &state;
+    RecallTask* raw = task.release();
+    const int rc = ff_layout_async_recall(exp.up_ops, key.data(), key.size(), true, opener,
+                                          recall_issued, raw);
+    if (rc != 0) {
+        bump(state.counters.recalls_failed);
+        LogWarn(COMPONENT_PNFS,
+                "FLEXFILES file %" PRIu64 ": could not queue the layout recall (%d)", raw->file,
+                rc);
+        ff_layout_export_put(raw->export_ref);
+        delete raw;
+    }
+}
+
+void granted_segment(void* seg_data, layoutiomode4 io_mode, void* arg) {
+    auto* out = static_cast<std::optional<GrantedLayout>*>(arg);
+    const auto* grant = static_cast<const Grant*>(seg_data);
+    if (grant == nullptr)
+        return;
+    if (!*out)
+        out->emplace();
+    if (io_mode == LAYOUTIOMODE4_RW)
+        (*out)->read_write = true;
+    // Segments come oldest first: the last one names the data files as the client holds
+    // them now.
+    (*out)->client = grant->client;
+    (*out)->files = grant->files;
+}
+
+} // namespace
+
+void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) noexcept {
+    if ((openflags & FSAL_O_WRITE) == 0 || handle.type != REGULAR_FILE ||
+        !export_grants_layouts(&exp))
+        return;
+    try {
+        ExportLayouts& state = exp.layouts();
+        const std::uint64_t file = file_id_of(handle);
+        const std::uint64_t opener = caller_clientid();
+        const std::vector<std::uint64_t> writers =
+            state.grants.holders(file, opener, Iomode::ReadWrite);
+        if (writers.empty())
+            return;
+
+        std::lock_guard fence_lock(state.fence_mu);
+        const auto map = mds_access::data_files(exp, handle);
+        if (!map || map->files.empty())
+            return;
+        bump(state.counters.fencings);
+        auto [next, changed] = fence_data_files(exp, *map, state);
+        if (changed != 0) {
+            std::string error;
+            if (!mds_access::set_data_files(exp, handle, next, error))
+                LogCrit(COMPONENT_PNFS,
+                        "%s file %" PRIu64 ": fenced %u data file(s) but could not "
+                        "record their new owner (%s): new layouts carry the old one",
+                        exp.label().c_str(), file, changed, error.c_str());
+        }
+        LogEvent(COMPONENT_PNFS,
+                 "%s file %" PRIu64 ": open for write by client %" PRIx64
+                 " while %zu other client(s) hold RW layouts: %u of %zu data file(s) fenced "
+                 "(owner now %u:%u), recalling their layouts",
+                 exp.label().c_str(), file, opener, writers.size(), changed, next.files.size(),
+                 next.files.front().fencing_uid, next.files.front().fencing_gid);
+        queue_recall(exp, handle.key, handle.fileid, opener, state);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": fencing failed: %s", handle.fileid,
+                e.what());
+    }
+}
+
+void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
+                    std::uint64_t except_client) noexcept {
+    try {
+        ExportLayouts& state = exp.layouts();
+        if (state.grants.holders(file_id, except_client, std::nullopt).empty())
+            return;
+        LogEvent(COMPONENT_PNFS,
+                 "%s file %" PRIu64 ": a mirror went stale, recalling the file's layouts",
+                 exp.label().c_str(), file_id);
+        queue_recall(exp, key, file_id, except_client, state);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": layout recall failed: %s", file_id,
+                e.what());
+    }
+}
+
+std::optional<GrantedLayout> granted_layout(state_t* layout_state) noexcept {
+    std::optional<GrantedLayout> out;
+    try {
+        ff_layout_state_segments(layout_state, granted_segment, &out);
+    } catch (...) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+} // namespace flexfiles::layout

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The data attributes of a regular file's GETATTR (pnfs/getattr_overlay.hpp): the namespace
+// attributes come from the sub-FSAL, the data files' size, space_used and times from the
+// export's attribute cache (core/cache/overlay.hpp has the rules), asking the data servers
+// (core/mds/ds_getattr.hpp) when the cache is not fresh enough.
+//
+// Threading
+//   overlay_data_attrs runs on a worker inside MDCACHE's getattrs (its attr_lock held for
+//   write on a refresh). The cached path is: one RCU lookup, one merge, no allocation; the
+//   RW-layout question is asked of pnfs/ only when the cache has something. The fallback
+//   submits every mirror's GETATTR, then waits at most DS_Getattr_Deadline. Its answers run
+//   on the fleet's event threads and touch only the export's cache and counters; the
+//   export tears the fleet down before them (export.hpp), so an answer never sees them gone.
+#include "pnfs/getattr_overlay.hpp"
+
+#include "cache/ds_attrs.hpp"
+#include "cache/overlay.hpp"
+#include "export.hpp"
+#include "fleet/fleet.hpp"
+#include "ganesha/fattr_shim.h"
+#include "handle.hpp"
+#include "mds/ds_getattr.hpp"
+#include "pnfs/layout_ops.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <string>
+#include <vector>
+
+namespace flexfiles::wcc {
+
+namespace {
+
+// Asks every data file of the map, single-flight per data file, until the deadline.
+fallback::FetchSummary fetch_data_attrs(Export& exp, const mds::DataFileMap& map) {
+    // Stale mirrors (store/stale_mirrors.hpp) may hold an older size: not asked.
+    const std::vector<std::uint32_t> stale = exp.stale_mirrors().of(map.file_id);
+    std::vector<fallback::GetattrTarget> targets;
+    targets.reserve(map.files.size());
+    for (std::size_t i = 0; i < map.files.size(); ++i)
+        if (std::find(stale.begin(), stale.end(), map.files[i].mirror) == stale.end())
+            targets.push_back(fallback::GetattrTarget{mds::cache_key(map, map.files[i]), i});
+
+    fleet::Fleet& fleet = exp.fleet();
+    AttrCache* cache = &exp.cache();
+    WccCounters* counters = &exp.wcc_counters();
+    const std::string& label = exp.label();
+    const auto submit = [&](const fallback::GetattrTarget& t, fleet::Deadline deadline,
+                            fleet::Callback<fleet::DsAttrs> done) {
+        const mds::DataFile& df = map.files[t.data_file];
+        std::shared_ptr<fleet::DataServer> ds = fleet.find(df.ds_id);
+        const std::optional<fleet::DsFh> fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
+        if (!ds || !fh) {
+            done(fleet::DsResult<fleet::DsAttrs>::failure(fleet::DsStatus::error(
+                ds ? fleet::DsErrc::invalid_argument : fleet::DsErrc::not_found,
+                label + ": data file " + df.name + ": no data server " + std::to_string(df.ds_id) +
+                    " or no filehandle")));
+            return;
+        }
+        ds->getattr(*fh, deadline, [ds, done = std::move(done)](fleet::DsResult<fleet::DsAttrs> r) {
+            // A data server that did not answer in time is suspect (health.h).
+            if (r.status.code == fleet::DsErrc::timeout)
+                ds->report_error(fleet::ErrorKind::timeout);
+            done(std::move(r));
+        });
+    };
+    const std::uint64_t file = map.file_id;
+    const auto on_answer = [cache, counters, file, label](const fallback::GetattrTarget& t,
+                                                          const fleet::DsResult<fleet::DsAttrs>& r,
+                                                          std::int64_t issued_ns) {
+        if (!r.ok()) {
+            counters->add(WccCounters::kFallbackFailed);
+            LogInfo(COMPONENT_PNFS,
+                    "%s: GETATTR of fileid %" PRIu64
+                    " mirror %u on its data server failed (%s): last known attributes served",
+                    label.c_str(), file, t.key.slot.mirror, r.status.message.c_str());
+            return;
+        }
+        const Outcome o = cache->apply_ds_getattr(t.key, mds::to_cache_attrs(r.value), issued_ns);
+        if (o == Outcome::Applied || o == Outcome::AppliedPartly)
+            counters->add(WccCounters::kFallbackApplied);
+    };
+    const auto deadline = fleet::Clock::now() + exp.runtime().policy.ds_getattr_deadline();
+    fallback::FetchSummary sum =
+        exp.getattr_flights().fetch(cache, targets, deadline, submit, on_answer);
+    counters->add(WccCounters::kFallbackSent, sum.sent);
+    counters->add(WccCounters::kFallbackCoalesced, sum.coalesced);
+    counters->add(WccCounters::kFallbackTimedOut, sum.timed_out);
+    return sum;
+}
+
+FileAttrView view_of(const fsal_attrlist& a) {
+    FileAttrView v;
+    auto t = [](const timespec& ts) {
+        return NfsTime::from_parts(ts.tv_sec, static_cast<std::uint32_t>(ts.tv_nsec))
+            .value_or(NfsTime{});
+    };
+    if (a.valid_mask & ATTR_SIZE) {
+        v.valid |= kAttrSize;
+        v.size = a.filesize;
+    }
+    if (a.valid_mask & ATTR_SPACEUSED) {
+        v.valid |= kAttrSpaceUsed;
+        v.space_used = a.spaceused;
+    }
+    if (a.valid_mask & ATTR_ATIME) {
+        v.valid |= kAttrAtime;
+        v.atime = t(a.atime);
+    }
+    if (a.valid_mask & ATTR_MTIME) {
+        v.valid |= kAttrMtime;
+        v.mtime = t(a.mtime);
+    }
+    if (a.valid_mask & ATTR_CTIME) {
+        v.valid |= kAttrCtime;
+        v.ctime = t(a.ctime);
+    }
+    if (a.valid_mask & ATTR_CHANGE) {
+        v.has_change = true;
+        v.change = a.change;
+    }
+    return v;
+}
+
+timespec timespec_of(NfsTime t) {
+    timespec ts{};
+    ts.tv_sec = static_cast<time_t>(t.seconds());
+    ts.tv_nsec = static_cast<long>(t.nseconds());
+    return ts;
+}
+
+void write_back(const FileAttrView& v, std::uint16_t set, fsal_attrlist& a) {
+    if (set & kAttrSize) {
+        a.filesize = v.size;
+        a.valid_mask |= ATTR_SIZE;
+    }
+    if (set & kAttrSpaceUsed) {
+        a.spaceused = v.space_used;
+        a.valid_mask |= ATTR_SPACEUSED;
+    }
+    if (set & kAttrAtime) {
+        a.atime = timespec_of(v.atime);
+        a.valid_mask |= ATTR_ATIME;
+    }
+    if (set & kAttrMtime) {
+        a.mtime = timespec_of(v.mtime);
+        a.valid_mask |= ATTR_MTIME;
+    }
+    if (set & kAttrCtime) {
+        a.ctime = timespec_of(v.ctime);
+        a.valid_mask |= ATTR_CTIME;
+        if (v.has_change)
+            a.change = v.change;
+    }
+}
+
+// How long MDCACHE may serve this answer without asking again (see pnfs/LAYOUT_WCC.md, "MDCACHE").
+// Attr_Expiration_Time = 0 on the export: MDCACHE always asks (our 0 keeps it so). Otherwise
+// the shortest time MDCACHE can express that covers WCC_Max_Age (whole seconds, at least
+// 1), never more than the export's: a file may get an RW layout at any moment, and MDCACHE
+// must come back within about WCC_Max_Age to see what its writers did. Asking again costs a
+// namespace getattr and a cache lookup, no data-server traffic unless a writer is at work.
+void set_expiry(const Export& exp, fsal_attrlist& a) {
+    if (op_ctx == nullptr)
+        return;
+    const std::int32_t configured = op_ctx->export_perms.expire_time_attr;
+    if (configured <= 0)
+        return; // 0: always ask (kept by MDCACHE); < 0: the admin chose to trust forever
+    const auto ms = exp.runtime().policy.wcc_max_age().count();
+    const std::int64_t want = std::max<std::int64_t>(1, (ms + 999) / 1000);
+    a.expire_time_attr = static_cast<std::int32_t>(std::min<std::int64_t>(want, configured));
+}
+
+} // namespace
+
+fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFileMap& map,
+                                 fsal_attrlist* attrs) noexcept {
+    if (attrs == nullptr || map.files.empty())
+        return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    try {
+        AttrCache& cache = exp.cache();
+        std::optional<MergedAttrs> merged = cache.merged(map.file_id);
+        // Only asked when the cache has something: with nothing cached the data servers are
+        // asked whatever the layouts.
+        const bool rw = merged && layout::rw_layout_outstanding(exp, map.file_id);
+        const std::int64_t max_age_ns =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
+                .count();
+        const FetchReason why = fetch_reason(merged, rw, max_age_ns, monotonic_now_ns());
+        if (why != FetchReason::None) {
+            const fallback::FetchSummary sum = fetch_data_attrs(exp, map);
+            exp.wcc_counters().add(WccCounters::kOverlayFetched);
+            if (sum.timed_out != 0 || sum.failed != 0)
+                LogDebug(COMPONENT_PNFS,
+                         "%s: GETATTR of fileid %" PRIu64 " (%s): %u of %u data files answered",
+                         exp.label().c_str(), map.file_id, to_string(why), sum.answered,
+                         sum.targets);
+            merged = cache.merged(map.file_id);
+        } else {
+            exp.wcc_counters().add(WccCounters::kOverlayCached);
+        }
+        set_expiry(exp, *attrs);
+        if (!merged || merged->data_files == 0) {
+            exp.wcc_counters().add(WccCounters::kOverlayNoData);
+            LogDebug(COMPONENT_PNFS,
+                     "%s: GETATTR of fileid %" PRIu64
+                     ": no data-file attributes known, the metadata file's served",
+                     exp.label().c_str(), map.file_id);
+            return fsalstat(ERR_FSAL_NO_ERROR, 0);
+        }
+        FileAttrView view = view_of(*attrs);
+        const std::uint16_t set = overlay(*merged, view);
+        write_back(view, set, *attrs);
+        LogFullDebug(COMPONENT_PNFS,
+                     "%s: GETATTR of fileid %" PRIu64 " (%s): data size %" PRIu64
+                     ", %u data file(s), fields 0x%x",
+                     exp.label().c_str(), map.file_id, to_string(why), merged->attrs.size,
+                     merged->data_files, set);
+    } catch (const std::exception& e) {
+        // Never fail a GETATTR for this: the namespace attributes stand.
+        LogCrit(COMPONENT_PNFS, "%s: GETATTR of fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, e.what());
+    }
+    return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+} // namespace flexfiles::wcc

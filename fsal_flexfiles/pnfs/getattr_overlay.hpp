@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The data attributes of GETATTR for FLEXFILES: overlay_data_attrs puts the data files'
+// size, space_used and times into a regular file's GETATTR answer from the export's
+// attribute cache (core/cache/overlay.hpp has the rules), asking the data servers
+// (core/mds/ds_getattr.hpp) when the cache is not fresh enough. See LAYOUT_WCC.md.
+#pragma once
+
+#include "ganesha/ganesha.hpp"
+#include "model/data_files.hpp"
+
+namespace flexfiles {
+struct Export;
+struct Handle;
+} // namespace flexfiles
+
+namespace flexfiles::wcc {
+
+// GETATTR of a regular file: handle.cpp's getattrs fills the namespace attributes from the
+// sub-FSAL, then this overlays what lives on the data servers (size, space_used, atime,
+// mtime, ctime, and the change attribute) from the attribute cache, asking the data
+// servers when the cache is too old, and sets attrs->expire_time_attr so that MDCACHE asks
+// again when freshness matters. Never fails the GETATTR and never waits longer than the
+// export's DS_Getattr_Deadline: without an answer the last known attributes are served.
+fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFileMap& map,
+                                 fsal_attrlist* attrs) noexcept;
+
+} // namespace flexfiles::wcc

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The pNFS metadata-server side of FLEXFILES (RFC 8435): the operations Ganesha calls for
+// LAYOUTGET, LAYOUTRETURN, LAYOUTCOMMIT, GETDEVICEINFO and GETDEVICELIST, installed into
+// the module's, the export's and the objects' operation tables, and the fencing of
+// clients whose layouts conflict with a new writer.
+#pragma once
+
+#include "ganesha/ganesha.hpp"
+#include "model/data_files.hpp"
+#include "store/layout_store.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace flexfiles {
+struct Export;
+struct Handle;
+} // namespace flexfiles
+
+namespace flexfiles::layout {
+
+// Whether this export hands out flex-files layouts (fs_supports(fso_pnfs_mds_supported)):
+// it has data servers.
+bool export_grants_layouts(const Export* exp) noexcept;
+
+void init_layout_module_ops(fsal_ops& ops) noexcept;
+void init_layout_export_ops(export_ops& ops) noexcept;
+void init_layout_obj_ops(fsal_obj_ops& ops) noexcept;
+
+// file.cpp's open2 (and reopen2, for open upgrades) calls this after a successful open of
+// a regular file: an open for write while other clients hold layouts of the file fences
+// their data-server access (new synthetic owner on every data file) and recalls their
+// layouts (see fencing.cpp).
+void on_open(Export& exp, Handle& handle, struct state_t* open_state,
+             fsal_openflags_t openflags) noexcept;
+
+// CB_LAYOUTRECALL (clora_changed, queued, never waited for) of every layout of the file
+// (layout-store key, fileid) held by any client but `except_client` (0: none): a mirror
+// of it went stale, and layouts granted before name it (store/stale_mirrors.hpp). Nothing
+// when no layout is out. Needs op_ctx's export (called from FSAL operations).
+void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
+                    std::uint64_t except_client) noexcept;
+
+// What a layout stateid's segments were granted as: for LAYOUT_WCC (layout_wcc.cpp), which resolves
+// the (deviceid, stateid, filehandle) triples of a report against the data files the
+// client's layout names. Call with the object's state lock held (Ganesha holds it around
+// the FSAL's layout_wcc method). std::nullopt when the state is not a layout state of this
+// FSAL or has no segment.
+struct GrantedLayout {
+    bool read_write = false;  // some segment has iomode LAYOUTIOMODE4_RW
+    std::uint64_t client = 0; // clientid4 of the holder (0: unknown)
+    mds::DataFileMap files;   // as the most recent segment named them
+};
+std::optional<GrantedLayout> granted_layout(struct state_t* layout_state) noexcept;
+
+// Whether some client holds an RW layout of the file (its data files may change behind the
+// MDS's back): GETATTR's reason to ask the data servers (cache/overlay.hpp).
+bool rw_layout_outstanding(const Export& exp, std::uint64_t file_id) noexcept;
+
+// The export's layout counters, name and value, for logs and the admin interface.
+std::vector<std::pair<const char*, std::uint64_t>> layout_counters(const Export& exp);
+
+} // namespace flexfiles::layout

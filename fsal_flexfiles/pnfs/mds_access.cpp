@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+#include "pnfs/mds_access.hpp"
+
+#include "export.hpp"
+#include "handle.hpp"
+
+namespace flexfiles::layout::mds_access {
+
+fleet::Fleet* fleet(Export& exp) noexcept {
+    return exp.fleet_.get();
+}
+
+wcc::AttrCache* cache(Export& exp) noexcept {
+    return exp.cache_.get();
+}
+
+std::optional<mds::DataFileMap> data_files(Export&, Handle& handle) noexcept {
+    try {
+        std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
+        if (!map)
+            return std::nullopt;
+        return *map;
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_id,
+                                                bool read_write) noexcept {
+    try {
+        return exp.stale_ ? exp.stale_->for_layout(file_id, read_write)
+                          : std::vector<std::uint32_t>{};
+    } catch (...) {
+        return {};
+    }
+}
+
+bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::uint64_t reporter,
+                       const std::string& reason, std::string& error) noexcept {
+    try {
+        const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
+        if (!exp.stale_ || !map) {
+            error = "the file has no data files";
+            return false;
+        }
+        const mds::StoreStatus st = exp.stale_->mark(handle.key, map->file_id,
+                                                     static_cast<std::uint32_t>(map->files.size()),
+                                                     {mirror}, reason, reporter);
+        error = st.error;
+        return st.ok();
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+}
+
+bool set_data_files(Export& exp, Handle& handle, const mds::DataFileMap& map,
+                    std::string& error) noexcept {
+    try {
+        if (!exp.store_) {
+            error = "the export has no layout store";
+            return false;
+        }
+        const mds::StoreStatus st = exp.store_->put(handle.key, map);
+        if (!st.ok()) {
+            error = st.error;
+            return false;
+        }
+        handle.set_data_files(std::make_shared<const mds::DataFileMap>(map));
+        return true;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+}
+
+} // namespace flexfiles::layout::mds_access

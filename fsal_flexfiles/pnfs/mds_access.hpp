@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The one place the pNFS operations reach into the export's data path (fleet, layout store,
+// attribute cache) and a handle's data files: everything else in pnfs/ goes through these, so a
+// change of the export/handle API touches this file only.
+#pragma once
+
+#include "model/data_files.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flexfiles {
+struct Export;
+struct Handle;
+} // namespace flexfiles
+
+namespace flexfiles::fleet {
+class Fleet;
+}
+namespace flexfiles::wcc {
+class AttrCache;
+}
+
+namespace flexfiles::layout::mds_access {
+
+// The export's data-server fleet; nullptr when it has none (yet).
+fleet::Fleet* fleet(Export& exp) noexcept;
+
+// The export's WCC attribute cache; nullptr when it has none.
+wcc::AttrCache* cache(Export& exp) noexcept;
+
+// The file's data files, or std::nullopt when it has none (not a regular file, created
+// before the export had data servers, or its map could not be read: logged by the caller).
+std::optional<mds::DataFileMap> data_files(Export& exp, Handle& handle) noexcept;
+
+// The file's stale mirrors, to leave out of a layout (store/stale_mirrors.hpp); for an RW
+// layout this also tells the resilverer a client may now write the in-sync mirrors.
+std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_id,
+                                                bool read_write) noexcept;
+
+// Marks the file's mirror stale (a client reports that its write to it failed). false with
+// `error` set when it was not marked: it is the last in-sync mirror, or the store failed.
+// `reporter`: the client whose report it is (its own layouts are not recalled).
+bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::uint64_t reporter,
+                       const std::string& reason, std::string& error) noexcept;
+
+// Replaces the file's map (in the layout store and wherever the handle keeps it), e.g.
+// with new fencing ids. false with `error` set when it could not be persisted.
+bool set_data_files(Export& exp, Handle& handle, const mds::DataFileMap& map,
+                    std::string& error) noexcept;
+
+} // namespace flexfiles::layout::mds_access
