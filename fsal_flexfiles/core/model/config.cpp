@@ -65,6 +65,13 @@ void check_id_range(const char* what, const IdRange& range, std::vector<std::str
         out << min_name << " (" << range.min << ") is greater than " << max_name << " ("
             << range.max << ")";
         problems.push_back(out.str());
+    } else if (range.min == range.max) {
+        // Fencing moves a data file to the next id of the range: with one id that is the
+        // id the fenced client already holds, and fencing would silently do nothing.
+        std::ostringstream out;
+        out << min_name << " and " << max_name << " are both " << range.min
+            << ": fencing needs at least two ids";
+        problems.push_back(out.str());
     }
 }
 

@@ -136,6 +136,14 @@ void test_export_fields(void**) {
     ExportConfig cfg = two_servers();
     cfg.fencing_uids = {500, 400};
     expect_one(cfg, "Fencing_Uid_Min (500) is greater than Fencing_Uid_Max (400)");
+    // One id cannot fence: the next owner would be the current one (next_fencing_id).
+    cfg = two_servers();
+    cfg.fencing_uids = {1000, 1000};
+    expect_one(cfg, "Fencing_Uid_Min and Fencing_Uid_Max are both 1000: fencing needs at least "
+                    "two ids");
+    cfg = two_servers();
+    cfg.fencing_gids = {7, 7};
+    expect_one(cfg, "Fencing_Gid_Min and Fencing_Gid_Max are both 7");
     cfg = two_servers();
     cfg.fencing_gids.min = 0;
     expect_one(cfg, "Fencing_Gid_Min = 0 is out of range");
