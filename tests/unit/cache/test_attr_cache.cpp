@@ -3,6 +3,7 @@
 // The WCC attribute cache's rules through its API (core/cache/attr_cache.hpp), one test per
 // rule; test_attr_rules.cpp checks the same rules on records directly.
 #include "cache/attr_cache.hpp"
+#include "table1_attrs.hpp"
 
 #include <array>
 #include <cstdint>
@@ -21,6 +22,7 @@ extern "C" {
 // clang-format on
 
 using namespace flexfiles::wcc;
+using flexfiles::wcc::test::full;
 
 namespace {
 
@@ -29,23 +31,6 @@ constexpr DataFileSlot kM0{0, 0}; // mirror 0, data server 0
 constexpr DataFileSlot kM1{1, 0}; // mirror 1, data server 0: same data-server index
 constexpr DataFileSlot kM2{2, 0};
 constexpr std::int64_t kNow = 1'000'000'000'000; // a fixed "monotonic" clock for the tests
-
-// All eight attributes of Table 1, as an NFSv3 WRITE reply carries them.
-DsAttrs full(std::uint64_t size, std::int64_t ctime, std::int64_t mtime, std::int64_t atime,
-             std::uint64_t used = 4096, std::uint32_t uid = 7000, std::uint32_t gid = 7000,
-             std::uint32_t mode = 0100640) {
-    DsAttrs a;
-    a.size = size;
-    a.space_used = used;
-    a.ctime = NfsTime{ctime};
-    a.mtime = NfsTime{mtime};
-    a.atime = NfsTime{atime};
-    a.uid = uid;
-    a.gid = gid;
-    a.mode = mode;
-    a.valid = kAttrsAll;
-    return a;
-}
 
 WccResult wcc(AttrCache& c, Iomode io, DataFileSlot slot, const DsAttrs& a, std::int64_t now = kNow,
               FileId file = kFile) {

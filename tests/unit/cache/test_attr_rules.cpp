@@ -7,11 +7,13 @@
 // way round.
 #include "cache/attr_rules.hpp"
 #include "cmocka_cpp.hpp"
+#include "table1_attrs.hpp"
 
 #include <array>
 #include <cstdint>
 
 using namespace flexfiles::wcc;
+using flexfiles::wcc::test::full;
 
 namespace {
 
@@ -19,23 +21,6 @@ constexpr DataFileSlot kM0{0, 0};
 constexpr DataFileSlot kM1{1, 0};
 constexpr DataFileSlot kM2{2, 0};
 constexpr std::int64_t kNow = 1'000'000'000'000;
-
-// All eight attributes of Table 1, as an NFSv3 WRITE reply carries them.
-DsAttrs full(std::uint64_t size, std::int64_t ctime, std::int64_t mtime, std::int64_t atime,
-             std::uint64_t used = 4096, std::uint32_t uid = 7000, std::uint32_t gid = 7000,
-             std::uint32_t mode = 0100640) {
-    DsAttrs a;
-    a.size = size;
-    a.space_used = used;
-    a.ctime = NfsTime{ctime};
-    a.mtime = NfsTime{mtime};
-    a.atime = NfsTime{atime};
-    a.uid = uid;
-    a.gid = gid;
-    a.mode = mode;
-    a.valid = kAttrsAll;
-    return a;
-}
 
 // A data file's record as a read-write client's report would leave it.
 Record record(DataFileSlot slot, const DsAttrs& a, std::int64_t learned = kNow) {
