@@ -47,8 +47,9 @@ fleet::DsStatus start_data_server(Export& exp, const config::DataServer& ds) noe
 // ---- fsal_status.cpp ----
 
 // The FSAL status for a data-server failure: NFS errors that mean something to a client
-// (NOSPC, DQUOT, FBIG, ROFS) keep their meaning; too few data servers is NOSPC (no room
-// to place the mirrors); everything else (timeouts, unreachable data servers, I/O errors,
+// (NOSPC, DQUOT, FBIG, ROFS) keep their meaning; fewer configured, undrained data servers
+// than Mirrors is NOSPC (no room to place the mirrors), enough of them but fewer Up is
+// DELAY (transient: they come back); everything else (timeouts, unreachable data servers, I/O errors,
 // stale data files) is IO. The minor code is the errno.
 fsal_status_t to_fsal_status(const fleet::DsStatus& st) noexcept;
 

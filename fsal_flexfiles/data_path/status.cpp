@@ -22,6 +22,10 @@ fsal_status_t to_fsal_status(const fleet::DsStatus& st) noexcept {
         return fsalstat(ERR_FSAL_NO_ERROR, 0);
     case fleet::DsErrc::too_few_servers:
         return fsalstat(ERR_FSAL_NOSPC, ENOSPC);
+    case fleet::DsErrc::servers_unavailable:
+        // NFS4ERR_DELAY / NFS3ERR_JUKEBOX: the client retries, and the create succeeds
+        // once enough data servers are Up again.
+        return fsalstat(ERR_FSAL_DELAY, EAGAIN);
     case fleet::DsErrc::nfs:
         switch (st.nfs3) {
         case kNfs3ErrNospc:

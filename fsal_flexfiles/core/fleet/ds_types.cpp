@@ -49,6 +49,8 @@ std::string_view to_string(DsErrc code) {
         return "exists";
     case DsErrc::too_few_servers:
         return "too_few_servers";
+    case DsErrc::servers_unavailable:
+        return "servers_unavailable";
     }
     return "?";
 }

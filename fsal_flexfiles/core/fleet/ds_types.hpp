@@ -78,7 +78,10 @@ enum class DsErrc {
     shutdown,         // the data server object is stopping or was removed from the fleet
     not_found,        // fleet: no data server with that id / deviceid
     exists,           // fleet: a data server with that id already exists
-    too_few_servers,  // fleet placement: fewer eligible data servers than mirrors
+    too_few_servers,  // fleet placement: fewer configured, undrained data servers than mirrors
+    // fleet placement: enough data servers are configured and undrained, but fewer than
+    // mirrors are Up right now: a shortage that heals when they come back
+    servers_unavailable,
 };
 
 std::string_view to_string(DsErrc code);

@@ -56,7 +56,8 @@ public:
     DsStatus set_drained(std::uint64_t id, bool drained);
 
     // Data servers for a new file's `mirrors` mirrors: distinct, Up, not drained, chosen
-    // round-robin (see placement.h). Errors: invalid_argument, too_few_servers.
+    // round-robin (see placement.hpp). Errors: invalid_argument, too_few_servers,
+    // servers_unavailable.
     DsResult<std::vector<std::shared_ptr<DataServer>>> place(unsigned mirrors);
 
     std::vector<DsSnapshot> snapshot() const;

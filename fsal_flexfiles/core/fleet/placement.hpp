@@ -28,8 +28,9 @@ struct PlacementCandidate {
 };
 
 // Ids of `mirrors` distinct eligible data servers, in mirror order. Errors:
-// invalid_argument when mirrors == 0; too_few_servers when fewer are eligible (the message
-// says how many are eligible out of how many).
+// invalid_argument when mirrors == 0; too_few_servers when fewer are configured and
+// undrained than mirrors; servers_unavailable when enough are, but fewer are Up (the
+// message says how many are eligible out of how many).
 DsResult<std::vector<std::uint64_t>> choose_mirrors(std::span<const PlacementCandidate> candidates,
                                                     unsigned mirrors, std::uint64_t cursor);
 

@@ -58,8 +58,9 @@ struct PlacementPlan {
     std::vector<DataFileName> names() const;
 };
 
-// Chooses the data servers and names. Errors: too_few_servers (the message says how many
-// are eligible of how many), invalid_argument.
+// Chooses the data servers and names. Errors: too_few_servers or
+// servers_unavailable (fleet/placement.hpp; the message says how many are eligible of how
+// many), invalid_argument.
 fleet::DsResult<PlacementPlan> plan_placement(fleet::Fleet& fleet, const PlacementSettings& s,
                                               std::uint64_t file_id,
                                               std::uint8_t fsal_id = fleet::kDefaultFsalId);

@@ -489,7 +489,7 @@ TEST_F(FleetTest, FrozenServerTimesOutGoesDownAndComesBack) {
         for (const auto& x : p.value)
             EXPECT_NE(x->id(), d->id());
     }
-    EXPECT_EQ(fleet_.place(3).status.code, DsErrc::too_few_servers);
+    EXPECT_EQ(fleet_.place(3).status.code, DsErrc::servers_unavailable);
 
     ASSERT_TRUE(server.signal(SIGCONT));
     ASSERT_TRUE(wait_until([&] { return d->health() == Health::up; }, 5000ms))

@@ -36,8 +36,9 @@ void expect_mds_without_errors(Cluster& cluster) {
 } // namespace
 
 // One data server stopped: new files go to the two others. Two stopped: a create fails
-// with NOSPC, says why in the log (naming the file and the count), and leaves nothing: no
-// namespace object, no data file. With a data server back, creates work again.
+// with JUKEBOX (the data servers may come back: nothing is full), says why in the log
+// (naming the file and the count), and leaves nothing: no namespace object, no data file.
+// With a data server back, creates work again.
 TEST(MdsFailures, PlacementAvoidsDownDataServersAndRefusesWhenTooFewAreUp) {
     Cluster cluster(flexfiles_cluster(fast_failures()));
     GaneshaServer& mds = cluster.mds();
@@ -63,7 +64,7 @@ TEST(MdsFailures, PlacementAvoidsDownDataServersAndRefusesWhenTooFewAreUp) {
     ASSERT_TRUE(mds_noticed_down(cluster, 1, mark)) << "the MDS did not notice ds2 going away";
     const auto before = all_data_files(cluster);
     const auto refused = client.create(client.root(), "two-down", 0644);
-    EXPECT_EQ(refused.status, Nfs3Status::nospc);
+    EXPECT_EQ(refused.status, Nfs3Status::jukebox);
     EXPECT_TRUE(mds.log_contains("cannot create file \"two-down\"", mark));
     EXPECT_TRUE(
         mds.log_contains("need 2 data servers that are Up and not drained, have 1 of 3", mark));

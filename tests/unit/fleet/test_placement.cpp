@@ -49,15 +49,25 @@ void test_skips_down_suspect_drained(void**) {
 }
 
 void test_too_few(void**) {
+    // Two undrained data servers, one of them Down: the shortage heals when it is back.
     std::vector<PlacementCandidate> c = {
         {1, Health::down, false}, {2, Health::up, false}, {3, Health::up, true}};
     auto r = choose_mirrors(c, 2, 0);
     assert_false(r.ok());
-    assert_int_equal(static_cast<int>(r.status.code), static_cast<int>(DsErrc::too_few_servers));
+    assert_int_equal(static_cast<int>(r.status.code),
+                     static_cast<int>(DsErrc::servers_unavailable));
     assert_true(r.value.empty());
     // The message says what was needed and what there is.
     assert_non_null(std::strstr(r.status.message.c_str(), "need 2"));
     assert_non_null(std::strstr(r.status.message.c_str(), "have 1 of 3"));
+    // Mirrors = 3 over two undrained servers cannot be placed whatever comes back.
+    auto three = choose_mirrors(c, 3, 0);
+    assert_int_equal(static_cast<int>(three.status.code),
+                     static_cast<int>(DsErrc::too_few_servers));
+    // Suspect is not Up either, and still transient.
+    std::vector<PlacementCandidate> suspect = {{1, Health::suspect, false}, {2, Health::up, false}};
+    assert_int_equal(static_cast<int>(choose_mirrors(suspect, 2, 0).status.code),
+                     static_cast<int>(DsErrc::servers_unavailable));
 
     auto none = choose_mirrors({}, 1, 0);
     assert_int_equal(static_cast<int>(none.status.code), static_cast<int>(DsErrc::too_few_servers));

@@ -36,7 +36,7 @@ void test_too_few_servers_is_refused(void**) {
     auto plan = plan_placement(fleet, s, 1234);
     assert_false(plan.ok());
     assert_int_equal(static_cast<int>(plan.status.code),
-                     static_cast<int>(fleet::DsErrc::too_few_servers));
+                     static_cast<int>(fleet::DsErrc::servers_unavailable));
     print_message("%s\n", plan.status.message.c_str());
     assert_non_null(std::strstr(plan.status.message.c_str(), "need 2"));
     assert_non_null(std::strstr(plan.status.message.c_str(), "have 0 of 3"));
