@@ -247,14 +247,17 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
         std::shared_ptr<const mds::DataFileMap> map = handle->data_files();
         const std::optional<layout::GrantedLayout> granted = layout::granted_layout(state);
         // A fenced layout no longer opens its data files: what its holder reports may not
-        // set the size or times (RFC 8435 section 2.2: the MDS revoked its access).
+        // set the size or times (RFC 8435 section 2.2: the MDS revoked its access). Its
+        // stateid is still valid, and RFC 9766 section 3.4.1 expects exactly this report
+        // after the data servers answered NFS4ERR_ACCESS: OK, nothing applied.
         if (granted && map && layout_fenced(granted->files, *map)) {
             counters.add(WccCounters::kOps);
+            counters.add(WccCounters::kOpsFenced);
             LogInfo(COMPONENT_PNFS,
                     "%s: LAYOUT_WCC for fileid %" PRIu64
-                    " through a layout fenced since it was granted: NFS4ERR_BAD_STATEID",
+                    " through a layout fenced since it was granted: nothing applied",
                     exp->label().c_str(), obj_hdl->fileid);
-            return NFS4ERR_BAD_STATEID;
+            return NFS4_OK;
         }
         const LayoutAuthority authority = !granted              ? LayoutAuthority::None
                                           : granted->read_write ? LayoutAuthority::ReadWrite

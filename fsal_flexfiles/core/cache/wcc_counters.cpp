@@ -11,6 +11,7 @@ WccStats WccCounters::snapshot() const noexcept {
     s.ops_untrusted = get(kOpsUntrusted);
     s.ops_no_authority = get(kOpsNoAuthority);
     s.ops_no_data_files = get(kOpsNoDataFiles);
+    s.ops_fenced = get(kOpsFenced);
     s.entries_applied = get(kEntriesApplied);
     s.entries_empty = get(kEntriesEmpty);
     s.entries_ignored_unmatched = get(kEntriesUnmatched);
