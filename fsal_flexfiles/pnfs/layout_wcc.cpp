@@ -161,7 +161,7 @@ void send_repairs(Export& exp, const mds::DataFileMap& map,
                  r.reported_gid, r.expected_uid, r.expected_gid);
         if (!ds || !fh) {
             counters->add(WccCounters::kCredRepairsFailed);
-            tracker->end(cache, r.key);
+            tracker->end(r.key);
             continue;
         }
         counters->add(WccCounters::kCredRepairsSent);
@@ -185,7 +185,7 @@ void send_repairs(Export& exp, const mds::DataFileMap& map,
                             LogWarn(COMPONENT_PNFS, "%s: owner repair failed: %s", what.c_str(),
                                     res.status.message.c_str());
                         }
-                        tracker->end(cache, key);
+                        tracker->end(key);
                     });
     }
 }

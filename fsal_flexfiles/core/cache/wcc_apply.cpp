@@ -5,14 +5,14 @@
 
 namespace flexfiles::wcc {
 
-bool RepairTracker::try_begin(const void* cache, const DataFileKey& key) {
+bool RepairTracker::try_begin(const DataFileKey& key) {
     std::lock_guard lock(mu_);
-    return in_flight_.insert(Key{cache, key}).second;
+    return in_flight_.insert(key).second;
 }
 
-void RepairTracker::end(const void* cache, const DataFileKey& key) {
+void RepairTracker::end(const DataFileKey& key) {
     std::lock_guard lock(mu_);
-    in_flight_.erase(Key{cache, key});
+    in_flight_.erase(key);
 }
 
 std::size_t RepairTracker::in_flight() const {
@@ -101,7 +101,7 @@ ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
         out.credential_mismatches++;
         counters.add(WccCounters::kCredMismatches);
         const DataFileKey key{map.file_id, *rep.slot};
-        if (!repairs.try_begin(&cache, key)) {
+        if (!repairs.try_begin(key)) {
             out.repairs_coalesced++;
             counters.add(WccCounters::kCredRepairsCoalesced);
             continue;

@@ -58,28 +58,18 @@ struct CredentialRepair {
     std::uint32_t expected_gid = 0;
 };
 
-/// Data files with a repair in flight (keyed by cache and data file), so that many reports
-/// of one mismatch cause one SETATTR. Thread-safe; a short mutex, not on any hot path.
+/// Data files of one export with a repair in flight, so that many reports of one mismatch
+/// cause one SETATTR. Thread-safe; a short mutex, not on any hot path.
 class RepairTracker {
 public:
     /// True if the caller now owns the repair of key (none was in flight).
-    bool try_begin(const void* cache, const DataFileKey& key);
-    void end(const void* cache, const DataFileKey& key);
+    bool try_begin(const DataFileKey& key);
+    void end(const DataFileKey& key);
     std::size_t in_flight() const;
 
 private:
-    struct Key {
-        const void* cache;
-        DataFileKey key;
-        bool operator==(const Key&) const = default;
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const noexcept {
-            return DataFileKeyHash{}(k.key) ^ std::hash<const void*>{}(k.cache);
-        }
-    };
     mutable std::mutex mu_;
-    std::unordered_set<Key, KeyHash> in_flight_;
+    std::unordered_set<DataFileKey, DataFileKeyHash> in_flight_;
 };
 
 struct ApplyOutcome {

@@ -363,7 +363,7 @@ void credential_mismatch_asks_for_one_repair(void**) {
     assert_int_equal(o2.repairs_coalesced, 1);
     assert_int_equal(f.repairs.in_flight(), 1);
 
-    f.repairs.end(&f.cache, r.key);
+    f.repairs.end(r.key);
     Body third;
     third.add(fleet::make_deviceid(2), fh_bytes(0x20), full(1, 102, 0, 0));
     assert_int_equal(f.apply(third).repairs.size(), 1);
