@@ -38,14 +38,16 @@ inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t n = 1) noexcept {
 struct HeldLayout {
     std::uint64_t client = 0;
     mds::DataFileMap files;
+    bool read_write = false; // an RW layout: its holder may have written the mirrors
 };
 
 struct IoError;
 
 // One device_error4 a client reported (LAYOUTRETURN's ff_ioerr4, LAYOUTERROR): an access
 // error is checked against the fencing ids (expected after a fencing, else the data
-// file's owner is set back); any other error reports the data server to the fleet.
-// `layout` may be null when unknown. `op` names the operation in log lines.
+// file's owner is set back); any other error makes the MDS probe the data server (within
+// the client's report budget), and an RW layout's WRITE/COMMIT error marks that mirror
+// stale. `layout` may be null when unknown. `op` names the operation in log lines.
 void apply_ds_error(Export& exp, Handle& handle, ExportLayouts& state, const HeldLayout* layout,
                     const IoError& err, const char* op);
 

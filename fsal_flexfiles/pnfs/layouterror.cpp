@@ -10,9 +10,10 @@
 //   * NFS4ERR_ACCESS / NFS4ERR_PERM: a layout older than the last fencing is expected to
 //     get them (counted); a current one means the data file's owner on the data server is
 //     wrong, and it is set back to the fencing ids (NFSv3 SETATTR, asynchronous).
-//   * anything else (NXIO, IO, DELAY for a timeout, ...): the data server is reported to
-//     the fleet (Up -> Suspect; only probes decide Down); for a WRITE or COMMIT the mirror
-//     there is marked stale unless it is the last one in sync (store/stale_mirrors.hpp).
+//   * anything else (NXIO, IO, DELAY for a timeout, ...): the MDS probes the data server
+//     now, within the client's report budget, and the probe decides its health; for an
+//     RW layout's WRITE or COMMIT the mirror there is marked stale unless it is the last
+//     one in sync (store/stale_mirrors.hpp); a READ layout's are counted and ignored.
 // A device that is none of this export's data servers is counted and ignored: the answer
 // stays NFS4_OK (the client cannot do better with it, and RFC 7862 gives no error for it).
 // Nothing here waits for a data server, so the reply never waits for one either.
@@ -61,7 +62,7 @@ nfsstat4 layouterror(fsal_obj_handle* obj_hdl, state_t* layout_state,
 
         std::optional<HeldLayout> held;
         if (auto granted = granted_layout(layout_state))
-            held = HeldLayout{granted->client, std::move(granted->files)};
+            held = HeldLayout{granted->client, std::move(granted->files), granted->read_write};
         apply_ds_error(*exp, *handle, state, held ? &*held : nullptr, err, "LAYOUTERROR");
         return NFS4_OK;
     } catch (const std::bad_alloc&) {

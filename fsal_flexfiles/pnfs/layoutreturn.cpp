@@ -14,10 +14,16 @@
 //       client was fenced (fencing.cpp): expected, counted. If it is the current one, the
 //       data file's owner on the data server is wrong: it is set back (NFSv3 SETATTR,
 //       asynchronous) and counted.
-//     * anything else: the data server is reported to the fleet (Up -> Suspect; only
-//       probes decide Down, so one client's report cannot evict a server). For a WRITE or
-//       COMMIT the mirror on that data server may now differ from the others: it is
-//       marked stale (store/stale_mirrors.hpp) unless it is the last one in sync.
+//     * anything else is evidence, not a verdict: the MDS probes that data server now
+//       (DataServer::probe_now), and only the probe's answer changes its health, so no
+//       client's word takes a data server out of placement. Each client has a budget of
+//       such reports (layout/report_limiter.hpp); beyond it a report is only counted. A
+//       device the client's layout does not name is counted and ignored. For an RW
+//       layout's WRITE or COMMIT the mirror on that data server may now differ from the
+//       others: it is marked stale (store/stale_mirrors.hpp) unless it is the last one in
+//       sync (whatever the budget: the mark is idempotent and the holder could have
+//       written anything anyway). A READ layout's WRITE/COMMIT errors are counted and
+//       ignored: its holder cannot have written.
 //   fflr_iostats_report counted per export (ops and bytes read and written).
 // A body that does not decode fails the operation with NFS4ERR_BADXDR before anything is
 // disposed of.
@@ -34,22 +40,6 @@
 namespace flexfiles::layout {
 
 namespace {
-
-fleet::ErrorKind error_kind(nfsstat4 status) {
-    switch (status) {
-    case NFS4ERR_NXIO:
-        return fleet::ErrorKind::disconnected;
-    case NFS4ERR_IO:
-    case NFS4ERR_SERVERFAULT:
-    case NFS4ERR_NOSPC:
-    case NFS4ERR_DQUOT:
-        return fleet::ErrorKind::io;
-    case NFS4ERR_DELAY:
-        return fleet::ErrorKind::timeout;
-    default:
-        return fleet::ErrorKind::other;
-    }
-}
 
 const mds::DataFile* find_data_file(const mds::DataFileMap& map, const fleet::DeviceId& dev) {
     for (const mds::DataFile& f : map.files)
@@ -122,7 +112,7 @@ void apply_report(Export& exp, Handle& handle, ExportLayouts& state, const Grant
                   const ReturnReport& report) {
     std::optional<HeldLayout> held;
     if (grant != nullptr)
-        held = HeldLayout{grant->client, grant->files};
+        held = HeldLayout{grant->client, grant->files, grant->iomode == Iomode::ReadWrite};
     for (const IoError& err : report.errors)
         apply_ds_error(exp, handle, state, held ? &*held : nullptr, err, "LAYOUTRETURN");
     for (const IoStats& s : report.stats) {
@@ -163,23 +153,50 @@ void mark_missed_write(Export& exp, Handle& handle, const HeldLayout& layout, co
 void apply_ds_error(Export& exp, Handle& handle, ExportLayouts& state, const HeldLayout* layout,
                     const IoError& err, const char* op) {
     bump(state.counters.ds_errors_reported);
-    LogInfo(COMPONENT_PNFS,
-            "FLEXFILES %s file %" PRIu64 ": client reports status %d for op %d on device %s "
-            "(offset %" PRIu64 ", length %" PRIu64 ")",
-            op, handle.fileid, static_cast<int>(err.status), static_cast<int>(err.opnum),
-            fleet::deviceid_hex(err.deviceid).c_str(), err.offset, err.length);
+    const std::uint64_t client = layout != nullptr ? layout->client : caller_clientid();
+    if (layout != nullptr && find_data_file(layout->files, err.deviceid) == nullptr) {
+        bump(state.counters.ds_reports_unnamed);
+        LogDebug(COMPONENT_PNFS,
+                 "FLEXFILES %s file %" PRIu64 ": client %" PRIx64
+                 " reports device %s, which its layout does not name: ignored",
+                 op, handle.fileid, client, fleet::deviceid_hex(err.deviceid).c_str());
+        return;
+    }
+    const bool write_error = err.opnum == NFS4_OP_WRITE || err.opnum == NFS4_OP_COMMIT;
+    if (layout != nullptr && write_error && !layout->read_write) {
+        // A READ layout's holder has no credentials to write with (and no authority to).
+        bump(state.counters.ds_reports_read_layout_writes);
+        LogDebug(COMPONENT_PNFS,
+                 "FLEXFILES %s file %" PRIu64 ": client %" PRIx64
+                 " reports a %s error through a READ layout: ignored",
+                 op, handle.fileid, client, err.opnum == NFS4_OP_WRITE ? "WRITE" : "COMMIT");
+        return;
+    }
     if (err.status == NFS4ERR_ACCESS || err.status == NFS4ERR_PERM) {
         if (layout != nullptr)
             handle_access_error(exp, handle, state, *layout, err);
         return;
     }
+    if (err.status == NFS4_OK)
+        return;
+
+    // Evidence, not a verdict: probe the data server now and let the probe decide.
     const auto ds_id = fleet::deviceid_ds_id(err.deviceid);
     fleet::Fleet* fleet = mds_access::fleet(exp);
-    if (err.status == NFS4_OK || !ds_id || fleet == nullptr)
-        return;
-    if (auto ds = fleet->find(*ds_id))
-        ds->report_error(error_kind(err.status));
-    if (layout != nullptr && (err.opnum == NFS4_OP_WRITE || err.opnum == NFS4_OP_COMMIT))
+    auto ds = ds_id && fleet != nullptr ? fleet->find(*ds_id) : nullptr;
+    if (!state.reports.admit(client)) {
+        bump(state.counters.ds_reports_rate_limited);
+    } else if (ds) {
+        bump(state.counters.ds_reports_probed);
+        LogEvent(COMPONENT_PNFS,
+                 "FLEXFILES %s file %" PRIu64 ": client %" PRIx64
+                 " reports status %d for op %d on %s (offset %" PRIu64 ", length %" PRIu64
+                 "): probing it now",
+                 op, handle.fileid, client, static_cast<int>(err.status),
+                 static_cast<int>(err.opnum), ds->label().c_str(), err.offset, err.length);
+        ds->probe_now();
+    }
+    if (layout != nullptr && write_error)
         mark_missed_write(exp, handle, *layout, err, op);
 }
 

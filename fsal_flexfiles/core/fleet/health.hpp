@@ -21,7 +21,8 @@ enum class Health : std::uint8_t {
 
 std::string_view to_string(Health h);
 
-// What a caller saw going wrong with a data server (e.g. from a client's LAYOUTERROR).
+// What the MDS's own request saw going wrong with a data server. (A client's report is not
+// one: it only makes the FSAL probe the data server, DataServer::probe_now().)
 enum class ErrorKind : std::uint8_t {
     timeout,      // a request passed its deadline
     io,           // NFS3ERR_IO / SERVERFAULT or a client-reported I/O error

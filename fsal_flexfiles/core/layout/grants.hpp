@@ -77,6 +77,13 @@ struct Counters {
     std::atomic<std::uint64_t> ds_access_errors{0};   // of which NFS4ERR_ACCESS / PERM
     std::atomic<std::uint64_t> ds_access_expected{0}; // ... from a fenced (older) layout
     std::atomic<std::uint64_t> ds_owner_repairs{0};   // data-file owners set back
+    // Other errors: the reports that made the MDS probe the data server, those beyond the
+    // client's budget, a READ layout's WRITE/COMMIT errors, and devices the client's
+    // layout does not name (all ignored but counted).
+    std::atomic<std::uint64_t> ds_reports_probed{0};
+    std::atomic<std::uint64_t> ds_reports_rate_limited{0};
+    std::atomic<std::uint64_t> ds_reports_read_layout_writes{0};
+    std::atomic<std::uint64_t> ds_reports_unnamed{0};
     // LAYOUTERROR's device_error4s, and those naming none of the export's data servers.
     std::atomic<std::uint64_t> layouterrors{0};
     std::atomic<std::uint64_t> layouterror_unknown_devices{0};

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // What one FLEXFILES export keeps about the layouts it has granted: the grant registry, the
-// layout counters, the fencing lock and GETDEVICELIST's cookie verifier. Owned by the
+// layout counters, the clients' error-report budgets, the fencing lock and GETDEVICELIST's
+// cookie verifier. Owned by the
 // export (export.hpp), so two exports never share or see each other's layouts.
 #pragma once
 
 #include "layout/grants.hpp"
+#include "layout/report_limiter.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -16,6 +18,8 @@ namespace flexfiles::layout {
 struct ExportLayouts {
     GrantRegistry grants;
     Counters counters;
+    // Per client: how many data-server error reports may make the MDS probe and log.
+    ReportLimiter reports;
     // Serialises fencings of this export's files (two conflicting opens of one file must
     // not both pick the "next" id from the same old one).
     std::mutex fence_mu;
