@@ -4,6 +4,7 @@
 // data-server fleet, proxy I/O and the reaper (see fsal_data_path.hpp).
 #include "data_path/data_path.hpp"
 #include "export.hpp"
+#include "model/naming.hpp"
 #include "pnfs/layout_ops.hpp"
 
 #include <algorithm>
@@ -150,8 +151,11 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         const auto files = exp.store().file_count();
         const auto pending = exp.store().pending_removal_count();
         LogEvent(COMPONENT_FSAL,
-                 "%s: layout store %s: %llu file(s), %llu data-file removal(s) pending",
-                 exp.label().c_str(), path.c_str(), static_cast<unsigned long long>(files.value),
+                 "%s: layout store %s: identity %s, %llu file(s), %llu data-file removal(s) "
+                 "pending",
+                 exp.label().c_str(), path.c_str(),
+                 fleet::identity_hex(exp.store().identity()).c_str(),
+                 static_cast<unsigned long long>(files.value),
                  static_cast<unsigned long long>(pending.value));
         report_unconfigured_data_servers(exp, cfg);
 
