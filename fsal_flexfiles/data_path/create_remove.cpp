@@ -7,6 +7,7 @@
 #include "export.hpp"
 #include "handle.hpp"
 #include "mds/placement_at_create.hpp"
+#include "model/naming.hpp"
 
 #include <cinttypes>
 #include <string>
@@ -62,7 +63,8 @@ fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) no
     try {
         const config::ExportConfig& cfg = exp.config();
         const std::string who = file_label(name, handle.fileid);
-        const PlacementSettings settings = placement_settings(cfg);
+        PlacementSettings settings = placement_settings(cfg);
+        settings.identity = exp.store().identity();
 
         auto plan = plan_placement(exp.fleet(), settings, handle.fileid, FSAL_ID_EXPERIMENTAL);
         if (!plan.ok()) {
@@ -75,7 +77,7 @@ fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) no
         }
 
         // Names derive from the fileid, which the namespace reuses: take them from the
-        // reaper, and drop removals still queued for a former file of the same fileid.
+        // reaper first, so it cannot remove the data files about to be made.
         Reaper::Claim claim =
             exp.reaper().claim(plan.value.names(), fleet::deadline_in(3 * cfg.ds_io_timeout));
         if (!claim) {
@@ -86,20 +88,23 @@ fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) no
                     exp.label().c_str(), who.c_str());
             return fsalstat(ERR_FSAL_DELAY, 0);
         }
-        for (const DataFile& df : plan.value.files) {
-            auto cancelled = exp.store().cancel_removals(df.ds_id, df.name);
-            if (!cancelled.ok()) {
-                Counters::add(exp.counters().store_errors);
-                LogCrit(COMPONENT_FSAL, "%s: cannot create %s: %s", exp.label().c_str(),
-                        who.c_str(), cancelled.status.error.c_str());
-                return fsalstat(ERR_FSAL_SERVERFAULT, 0);
-            }
-            if (cancelled.value > 0)
+        // A name that exists on a data server is replaced only if the store records it as
+        // this export's leftover (placement_at_create.hpp); those queued removals go.
+        auto ours = take_over_leftovers(exp.store(), plan.value.planned());
+        if (!ours.ok()) {
+            Counters::add(exp.counters().store_errors);
+            LogCrit(COMPONENT_FSAL, "%s: cannot create %s: %s", exp.label().c_str(), who.c_str(),
+                    ours.status.error.c_str());
+            return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+        }
+        plan.value.replaceable = ours.value;
+        for (std::size_t m = 0; m < plan.value.files.size() && m < ours.value.size(); ++m)
+            if (ours.value[m])
                 LogEvent(COMPONENT_FSAL,
                          "%s: %s reuses the name %s on data server %" PRIu64
                          ": its queued removal is replaced by the new data file",
-                         exp.label().c_str(), who.c_str(), df.name.c_str(), df.ds_id);
-        }
+                         exp.label().c_str(), who.c_str(), plan.value.files[m].name.c_str(),
+                         plan.value.files[m].ds_id);
 
         if (auto st =
                 exp.store().record_create_intent(handle.key, handle.fileid, plan.value.planned());
@@ -115,6 +120,16 @@ fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) no
         if (made.replaced_leftovers > 0)
             LogEvent(COMPONENT_FSAL, "%s: %s: replaced %u leftover data file(s) of the same name",
                      exp.label().c_str(), who.c_str(), made.replaced_leftovers);
+        for (const auto& [ds_id, dname] : made.collisions) {
+            Counters::add(exp.counters().name_collisions);
+            LogCrit(COMPONENT_FSAL,
+                    "%s: %s: data file %s already exists on data server %" PRIu64
+                    " and this export's layout store (identity %s) has no record of making it: "
+                    "left alone, create refused (another MDS or export with the same identity, "
+                    "a layout store restored from an older copy, or a file put there by hand?)",
+                    exp.label().c_str(), who.c_str(), dname.c_str(), ds_id,
+                    fleet::identity_hex(exp.store().identity()).c_str());
+        }
         if (!made.status.ok()) {
             Counters::add(exp.counters().placement_failures);
             LogWarn(COMPONENT_FSAL, "%s: cannot create %s: %s", exp.label().c_str(), who.c_str(),

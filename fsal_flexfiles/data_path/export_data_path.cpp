@@ -4,6 +4,9 @@
 // data-server fleet, proxy I/O and the reaper (see fsal_data_path.hpp).
 #include "data_path/data_path.hpp"
 #include "export.hpp"
+#include "ganesha/sal_shim.h"
+#include "methods.hpp"
+#include "model/naming.hpp"
 #include "pnfs/layout_ops.hpp"
 
 #include <algorithm>
@@ -120,6 +123,46 @@ void report_unconfigured_data_servers(Export& exp, const config::ExportConfig& c
     }
 }
 
+// Two FLEXFILES exports naming the same data-server export (address and export path): safe,
+// since their data-file names carry different identities (model/naming.hpp), but the
+// administrator should know that they share its space and its failures. Two exports with
+// the same identity (a layout store copied from one to the other) are not safe at all.
+struct SharedExports {
+    Export* self = nullptr;
+    int self_id = 0;
+};
+
+bool report_shared(fsal_export* exp_hdl, void* arg) {
+    auto* shared = static_cast<SharedExports*>(arg);
+    Export* other = Export::of(exp_hdl);
+    if (other == shared->self || !other->store_)
+        return false; // itself, or an export still being created
+    Export& self = *shared->self;
+    const std::string self_identity = fleet::identity_hex(self.store().identity());
+    const std::string other_identity = fleet::identity_hex(other->store().identity());
+    for (const config::DataServer& mine : self.config().data_servers)
+        for (const config::DataServer& theirs : other->config().data_servers) {
+            if (mine.address != theirs.address || mine.export_path != theirs.export_path)
+                continue;
+            if (self_identity == other_identity)
+                LogCrit(COMPONENT_FSAL,
+                        "FLEXFILES exports %d and %d both use data-server export %s:%s and their "
+                        "layout stores have the same identity %s (one copied from the other?): "
+                        "their data files can collide; give one of them a fresh Layout_Store",
+                        static_cast<int>(exp_hdl->export_id), shared->self_id, mine.address.c_str(),
+                        mine.export_path.c_str(), self_identity.c_str());
+            else
+                LogWarn(COMPONENT_FSAL,
+                        "FLEXFILES exports %d and %d both use data-server export %s:%s "
+                        "(Data_Server Id %u in %s, Id %u in %s): their data files are kept apart "
+                        "by their identities (%s, %s), but they share its space and its failures",
+                        static_cast<int>(exp_hdl->export_id), shared->self_id, mine.address.c_str(),
+                        mine.export_path.c_str(), theirs.id, other->label().c_str(), mine.id,
+                        self.label().c_str(), other_identity.c_str(), self_identity.c_str());
+        }
+    return false; // every other export
+}
+
 } // namespace
 
 fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
@@ -150,10 +193,15 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         const auto files = exp.store().file_count();
         const auto pending = exp.store().pending_removal_count();
         LogEvent(COMPONENT_FSAL,
-                 "%s: layout store %s: %llu file(s), %llu data-file removal(s) pending",
-                 exp.label().c_str(), path.c_str(), static_cast<unsigned long long>(files.value),
+                 "%s: layout store %s: identity %s, %llu file(s), %llu data-file removal(s) "
+                 "pending",
+                 exp.label().c_str(), path.c_str(),
+                 fleet::identity_hex(exp.store().identity()).c_str(),
+                 static_cast<unsigned long long>(files.value),
                  static_cast<unsigned long long>(pending.value));
         report_unconfigured_data_servers(exp, cfg);
+        SharedExports shared{&exp, export_id};
+        ff_layout_find_export(&the_module, report_shared, &shared);
 
         exp.stale_ = std::make_unique<StaleMirrors>(
             exp.store(),

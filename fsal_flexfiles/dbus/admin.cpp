@@ -174,6 +174,7 @@ Counters stats(Export& exp) {
     add("data_path.files_removed", D::get(d.files_removed));
     add("data_path.removals_queued", D::get(d.removals_queued));
     add("data_path.store_errors", D::get(d.store_errors));
+    add("data_path.name_collisions", D::get(d.name_collisions));
     add("data_path.proxy_reads", D::get(d.proxy_reads));
     add("data_path.proxy_read_fallbacks", D::get(d.proxy_read_fallbacks));
     add("data_path.proxy_read_errors", D::get(d.proxy_read_errors));
@@ -197,6 +198,7 @@ Counters stats(Export& exp) {
     add("reaper.failures", r.failures);
     add("reaper.retried_ok", r.retried_ok);
     add("reaper.store_errors", r.store_errors);
+    add("reaper.not_ours", r.not_ours);
 
     const mds::ResilverCounters rs = exp.resilverer().counters();
     add("resilver.stale_mirrors", exp.stale_mirrors().count());

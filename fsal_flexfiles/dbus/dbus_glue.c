@@ -55,7 +55,7 @@
 #define FF_DS_ID_IN FF_IN("ds_id", "u")
 
 FF_METHOD(list_exports, "ListExports", ff_mgmt_list_exports, STATUS_REPLY,
-	  FF_OUT("exports", "a(qsuu)"));
+	  FF_OUT("exports", "a(qsuus)"));
 FF_METHOD(list_data_servers, "ListDataServers", ff_mgmt_list_data_servers,
 	  FF_EXPORT_ID_IN, STATUS_REPLY, FF_OUT("data_servers", "aa{sv}"));
 FF_METHOD(get_stats, "GetStats", ff_mgmt_get_stats, FF_EXPORT_ID_IN,

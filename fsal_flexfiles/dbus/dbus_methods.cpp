@@ -8,6 +8,7 @@
 // They run on Ganesha's dbus thread, one at a time.
 #include "dbus/dbus_call.hpp"
 #include "ganesha/sal_shim.h"
+#include "model/naming.hpp"
 
 #include <cstdint>
 #include <string>
@@ -106,6 +107,7 @@ struct ExportSummary {
     std::uint16_t id = 0;
     std::uint32_t data_servers = 0;
     std::uint32_t mirrors = 0;
+    std::string identity; // the layout store's, 16 hex digits (model/naming.hpp)
 };
 
 bool collect_export(fsal_export* exp_hdl, void* arg) {
@@ -115,23 +117,25 @@ bool collect_export(fsal_export* exp_hdl, void* arg) {
     if (!exp->fleet_)
         return false;
     out->push_back({exp_hdl->export_id, static_cast<std::uint32_t>(exp->fleet().size()),
-                    exp->settings.mirrors});
+                    exp->settings.mirrors, fleet::identity_hex(exp->store().identity())});
     return false;
 }
 
 void append_exports(DBusMessageIter* it, const std::vector<ExportSummary>& exports) {
     DBusMessageIter array;
-    dbus_message_iter_open_container(it, DBUS_TYPE_ARRAY, "(qsuu)", &array);
+    dbus_message_iter_open_container(it, DBUS_TYPE_ARRAY, "(qsuus)", &array);
     for (const ExportSummary& e : exports) {
         char path[4096];
         ff_mgmt_export_path(e.id, path, sizeof(path));
         DBusMessageIter st;
         const char* p = path;
+        const char* identity = e.identity.c_str();
         dbus_message_iter_open_container(&array, DBUS_TYPE_STRUCT, nullptr, &st);
         dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT16, &e.id);
         dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &p);
         dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &e.data_servers);
         dbus_message_iter_append_basic(&st, DBUS_TYPE_UINT32, &e.mirrors);
+        dbus_message_iter_append_basic(&st, DBUS_TYPE_STRING, &identity);
         dbus_message_iter_close_container(&array, &st);
     }
     dbus_message_iter_close_container(it, &array);

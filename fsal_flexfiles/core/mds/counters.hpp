@@ -19,6 +19,9 @@ struct DataPathCounters {
     Counter files_removed{0};   // files whose last link went (their data files queued)
     Counter removals_queued{0}; // data files queued for removal (all causes)
     Counter store_errors{0};    // the layout store failed an operation
+    // Creates that found a data file under a planned name with no record of it in the
+    // layout store: left alone, the create refused (placement_at_create.hpp).
+    Counter name_collisions{0};
 
     Counter proxy_reads{0};
     Counter proxy_read_fallbacks{0}; // a mirror failed and another one answered

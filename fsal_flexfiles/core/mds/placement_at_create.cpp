@@ -22,22 +22,26 @@ bool outcome_unknown(const fleet::DsStatus& st) {
     return st.code == fleet::DsErrc::timeout || st.code == fleet::DsErrc::disconnected;
 }
 
-// One mirror: CREATE GUARDED; on EXIST, REMOVE the leftover and CREATE once more.
+// One mirror: CREATE GUARDED; on EXIST, REMOVE the leftover and CREATE once more when the
+// store records it as ours (may_replace), otherwise fail: a collision, left alone.
 struct CreateChain : std::enable_shared_from_this<CreateChain> {
     struct Result {
         fleet::DsStatus status;
         fleet::CreateResult created;
         bool replaced = false;
+        bool collided = false;
     };
 
     std::shared_ptr<fleet::DataServer> ds;
     fleet::CreateArgs args;
     std::chrono::milliseconds timeout{};
+    bool may_replace = false;
     bool replaced = false;
+    bool collided = false;
     std::promise<Result> done;
 
     void finish(fleet::DsStatus st, fleet::CreateResult created = {}) {
-        done.set_value(Result{std::move(st), std::move(created), replaced});
+        done.set_value(Result{std::move(st), std::move(created), replaced, collided});
     }
 
     void create() {
@@ -46,12 +50,23 @@ struct CreateChain : std::enable_shared_from_this<CreateChain> {
                    [self](fleet::DsResult<fleet::CreateResult> r) {
                        if (r.ok()) {
                            self->finish(fleet::DsStatus::success(), std::move(r.value));
+                       } else if (is_nfs(r.status, kNfs3ErrExist) && !self->may_replace) {
+                           self->collide(r.status);
                        } else if (is_nfs(r.status, kNfs3ErrExist) && !self->replaced) {
                            self->replace();
                        } else {
                            self->finish(std::move(r.status));
                        }
                    });
+    }
+
+    // The name exists and the store has no record of it: not ours to remove or reuse.
+    void collide(const fleet::DsStatus& exist) {
+        collided = true;
+        finish(fleet::DsStatus{exist.code, exist.nfs3,
+                               ds->label() + ": data file " + args.name +
+                                   " already exists and this export's layout store has no "
+                                   "record of making it: left alone (name collision)"});
     }
 
     void replace() {
@@ -121,13 +136,27 @@ fleet::DsResult<PlacementPlan> plan_placement(fleet::Fleet& fleet, const Placeme
         df.mirror = static_cast<std::uint32_t>(m);
         df.ds_id = ds->id();
         df.deviceid = fleet::make_deviceid(ds->id(), fsal_id);
-        df.name = fleet::data_file_name(file_id, df.mirror);
+        df.name = fleet::data_file_name(s.identity, file_id, df.mirror);
         df.fencing_uid = uid;
         df.fencing_gid = gid;
         plan.files.push_back(std::move(df));
         plan.servers.push_back(ds);
     }
     return R::success(std::move(plan));
+}
+
+StoreResult<std::vector<bool>> take_over_leftovers(LayoutStore& store,
+                                                   const std::vector<PlannedDataFile>& planned) {
+    StoreResult<std::vector<bool>> out;
+    for (const PlannedDataFile& p : planned) {
+        auto cancelled = store.cancel_removals(p.ds_id, p.name);
+        if (!cancelled.ok()) {
+            out.status = cancelled.status;
+            return out;
+        }
+        out.value.push_back(cancelled.value > 0);
+    }
+    return out;
 }
 
 PlacementResult create_data_files(const PlacementPlan& plan, const PlacementSettings& s) {
@@ -144,6 +173,7 @@ PlacementResult create_data_files(const PlacementPlan& plan, const PlacementSett
         chain->args.attrs.uid = plan.files[m].fencing_uid;
         chain->args.attrs.gid = plan.files[m].fencing_gid;
         chain->timeout = s.timeout;
+        chain->may_replace = m < plan.replaceable.size() && plan.replaceable[m];
         pending.push_back(chain->done.get_future());
         chain->create();
     }
@@ -162,6 +192,8 @@ PlacementResult create_data_files(const PlacementPlan& plan, const PlacementSett
                                            ": no answer from the data-server client");
         if (results[m].replaced)
             ++out.replaced_leftovers;
+        if (results[m].collided)
+            out.collisions.emplace_back(plan.files[m].ds_id, plan.files[m].name);
     }
 
     out.map.file_id = plan.file_id;

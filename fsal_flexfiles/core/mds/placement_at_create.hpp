@@ -2,14 +2,20 @@
 //
 // Placement of a new file's data files: choose `mirrors` distinct data servers that are
 // Up and not drained (the fleet's round-robin), then create one data file per mirror, in
-// parallel, with NFSv3 CREATE GUARDED, named after the MDS fileid and the mirror index
-// (model/naming.hpp), owned by the file's synthetic fencing uid/gid.
+// parallel, with NFSv3 CREATE GUARDED, named after the export's identity, the MDS fileid
+// and the mirror index (model/naming.hpp), owned by the file's synthetic fencing uid/gid.
 //
-// A name that already exists on the chosen data server is a leftover: names derive from
-// the MDS fileid, which is unique among live files, so the old data file belongs to no
-// live file (a removal still queued, or a create a crash interrupted). It is removed and
-// the CREATE tried once more. The caller claims the names from the reaper first (so the
-// reaper cannot remove the new data file) and cancels their queued removals.
+// A name that already exists on the chosen data server is replaced only when this
+// export's layout store records it as its own leftover: a removal of that name on that
+// data server still queued (a former file of the same fileid, a failed create, or a create
+// a restart interrupted). take_over_leftovers() tells which, and drops those removals (the
+// new data file takes the name); the caller claims the names from the reaper first, so it
+// cannot remove the new data file. Such a leftover is removed and the CREATE tried once
+// more. Any other existing name is a collision: the data file is nobody this store knows
+// of (another MDS or export with the same identity, a store restored from an older copy, a
+// file put there by hand), so it is left alone and the create fails (NFS3ERR_EXIST on that
+// mirror, reported in PlacementResult::collisions): a create never removes or reuses a data
+// file it has no record of making.
 //
 // When any mirror fails, the data files already made are removed again; those that
 // cannot be (or whose CREATE timed out and so may exist) are returned as leftovers for
@@ -40,6 +46,7 @@ struct PlacementSettings {
     std::uint32_t fencing_gid_min = 1000000, fencing_gid_max = 1999999;
     std::uint32_t mode = 0640; // data files: the owner (the fencing uid) writes, nobody else
     std::chrono::milliseconds timeout{5000};
+    std::uint64_t identity = 0; // the export's (LayoutStore::identity()): in every new name
 };
 
 // The synthetic owner of a new file's data files: min + fileid mod the size of the range,
@@ -53,6 +60,9 @@ struct PlacementPlan {
     std::uint64_t stripe_unit = 0;
     std::vector<std::shared_ptr<fleet::DataServer>> servers; // one per mirror, in mirror order
     std::vector<DataFile> files;                             // filehandles still empty
+    // Per mirror: the store records a data file of that name there as its own leftover, so
+    // one that exists may be replaced (take_over_leftovers). Missing entries: false.
+    std::vector<bool> replaceable;
 
     std::vector<PlannedDataFile> planned() const;
     std::vector<DataFileName> names() const;
@@ -71,7 +81,14 @@ struct PlacementResult {
     std::vector<std::optional<fleet::DsAttrs>> attrs; // per mirror: attributes after CREATE
     std::vector<PendingRemoval> leftovers;            // to queue for removal (failure only)
     std::uint32_t replaced_leftovers = 0;             // names that existed and were removed first
+    std::vector<DataFileName> collisions; // names that existed with no record: left alone
 };
+
+// For each planned data file: whether the store has a removal of that name on that data
+// server queued (this export made it and no longer needs it). Those removals are dropped:
+// the create takes the names over. Call with the names claimed from the reaper.
+StoreResult<std::vector<bool>> take_over_leftovers(LayoutStore& store,
+                                                   const std::vector<PlannedDataFile>& planned);
 
 // Creates the plan's data files (see the top of this file).
 PlacementResult create_data_files(const PlacementPlan& plan, const PlacementSettings& s);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "mds/reaper.hpp"
 
+#include "model/naming.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <future>
@@ -78,6 +80,23 @@ struct AttemptChain : std::enable_shared_from_this<AttemptChain> {
 
 } // namespace
 
+bool removal_is_ours(const PendingRemoval& r, std::uint64_t identity, std::string* why) {
+    const auto parsed = fleet::parse_data_file_name(r.name);
+    std::string reason;
+    if (!parsed)
+        reason = "not a data-file name this MDS makes";
+    else if (parsed->identity && *parsed->identity != identity)
+        reason = "it carries identity " + fleet::identity_hex(*parsed->identity) +
+                 ", not this export's " + fleet::identity_hex(identity);
+    else if (!parsed->identity && r.fh.empty())
+        reason = "an old-form name (no identity) with no filehandle to prove it this export's";
+    else
+        return true;
+    if (why != nullptr)
+        *why = std::move(reason);
+    return false;
+}
+
 std::chrono::milliseconds removal_backoff(std::uint32_t failed_attempts,
                                           std::chrono::milliseconds initial,
                                           std::chrono::milliseconds max) {
@@ -129,6 +148,7 @@ ReaperCounters Reaper::counters() const {
     c.failures = c_failures_.load(std::memory_order_relaxed);
     c.retried_ok = c_retried_ok_.load(std::memory_order_relaxed);
     c.store_errors = c_store_errors_.load(std::memory_order_relaxed);
+    c.not_ours = c_not_ours_.load(std::memory_order_relaxed);
     return c;
 }
 
@@ -191,6 +211,11 @@ std::vector<RemovalAttempt> Reaper::attempt_all(const std::vector<PendingRemoval
             }
             continue; // stays skipped
         }
+        if (std::string why; !removal_is_ours(removals[i], store_.identity(), &why)) {
+            out[i].outcome = RemovalOutcome::not_ours;
+            out[i].error = std::move(why);
+            continue;
+        }
         c_attempts_.fetch_add(1, std::memory_order_relaxed);
         auto ds = fleet_.find(removals[i].ds_id);
         if (!ds) {
@@ -237,7 +262,7 @@ void Reaper::record(const std::vector<RemovalAttempt>& attempts) {
     std::vector<std::int64_t> done;
     for (const RemovalAttempt& a : attempts)
         if (a.outcome == RemovalOutcome::removed || a.outcome == RemovalOutcome::already_gone ||
-            a.outcome == RemovalOutcome::superseded)
+            a.outcome == RemovalOutcome::superseded || a.outcome == RemovalOutcome::not_ours)
             done.push_back(a.removal.id);
     if (auto st = store_.removals_done(done); !st.ok()) {
         c_store_errors_.fetch_add(1, std::memory_order_relaxed);
@@ -251,6 +276,11 @@ void Reaper::record_one(const RemovalAttempt& a) {
     const PendingRemoval& r = a.removal;
     switch (a.outcome) {
     case RemovalOutcome::skipped:
+        return;
+    case RemovalOutcome::not_ours:
+        c_not_ours_.fetch_add(1, std::memory_order_relaxed);
+        log(fleet::LogLevel::warn, describe(r) + ": not this export's to remove (" + a.error +
+                                       "): left alone and dropped from the removal queue");
         return;
     case RemovalOutcome::removed:
     case RemovalOutcome::already_gone:

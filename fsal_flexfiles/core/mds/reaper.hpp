@@ -17,6 +17,14 @@
 // comes back Up gets its queued removals tried at once rather than at their backoff time.
 // remove_now() runs the same attempt on the caller's thread (the unlink path).
 //
+// Whose. The reaper removes only data files that are this export's: a name carrying the
+// store's identity (model/naming.hpp), or an old-form name (no identity: stores made before
+// identities) whose filehandle it knows, so that the LOOKUP above proves it is the very
+// file this export made. Anything else in the queue (another identity, a name this code
+// never makes, an old-form name with no filehandle: a create interrupted before identities)
+// may be another export's or another MDS's data file: it is never removed, only dropped
+// from the queue, counted (not_ours) and logged with its name, for an operator to judge.
+//
 // Names. Placement claims the names it is about to create (claim()): the reaper never
 // works on a claimed name, and a claim waits (bounded) for an attempt on that name to
 // finish, so a removal can never hit a data file created after its LOOKUP.
@@ -61,9 +69,14 @@ struct ReaperCounters {
     std::uint64_t failures = 0;     // attempts that failed and were rescheduled
     std::uint64_t retried_ok = 0;   // removals that succeeded after at least one failure
     std::uint64_t store_errors = 0; // the queue could not be updated
+    std::uint64_t not_ours = 0;     // not provably this export's: dropped, never removed
 };
 
-enum class RemovalOutcome { removed, already_gone, superseded, failed, skipped };
+enum class RemovalOutcome { removed, already_gone, superseded, failed, skipped, not_ours };
+
+// Whether the reaper may try to remove this queued data file (see "Whose" above); when it
+// may not, `why` says why.
+bool removal_is_ours(const PendingRemoval& r, std::uint64_t identity, std::string* why = nullptr);
 
 struct RemovalAttempt {
     PendingRemoval removal;
@@ -132,7 +145,7 @@ private:
     std::map<std::uint64_t, fleet::Health> last_health_; // reaper thread only
 
     std::atomic<std::uint64_t> c_attempts_{0}, c_removed_{0}, c_already_gone_{0}, c_superseded_{0},
-        c_failures_{0}, c_retried_ok_{0}, c_store_errors_{0};
+        c_failures_{0}, c_retried_ok_{0}, c_store_errors_{0}, c_not_ours_{0};
 
     PeriodicThread loop_; // last: stopped and joined before the rest goes
 };

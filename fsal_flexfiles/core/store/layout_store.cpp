@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "store/layout_store.hpp"
 
+#include "model/naming.hpp"
+
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <sqlite3.h>
+#include <sys/random.h>
 #include <system_error>
 
 namespace flexfiles::mds {
@@ -16,7 +20,8 @@ namespace {
 // version is refused, not guessed at.
 //   1  files, data_files, create_intents, pending_removals
 //   2  + stale_mirrors
-constexpr int kSchemaVersion = 2;
+//   3  + store_identity (the export's identity, model/naming.hpp; drawn at the upgrade)
+constexpr int kSchemaVersion = 3;
 constexpr int kOldestUpgradable = 1;
 
 constexpr const char* kSchema = R"sql(
@@ -59,6 +64,11 @@ CREATE TABLE IF NOT EXISTS pending_removals (
 );
 CREATE INDEX IF NOT EXISTS pending_removals_due ON pending_removals(next_attempt_ms);
 CREATE INDEX IF NOT EXISTS pending_removals_name ON pending_removals(ds_id, name);
+CREATE TABLE IF NOT EXISTS store_identity (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    value TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS stale_mirrors (
     key BLOB NOT NULL,
     mirror INTEGER NOT NULL,
@@ -279,6 +289,10 @@ StoreResult<std::unique_ptr<LayoutStore>> LayoutStore::open(const std::string& p
             out.status = st;
             return out;
         }
+        if (auto st = store->load_or_create_identity(); !st.ok()) {
+            out.status = st;
+            return out;
+        }
         const std::string set_version = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
         if (auto st = store->exec(set_version.c_str(), "set the schema version"); !st.ok()) {
             out.status = st;
@@ -291,6 +305,39 @@ StoreResult<std::unique_ptr<LayoutStore>> LayoutStore::open(const std::string& p
     }
     out.value = std::move(store);
     return out;
+}
+
+// Inside open()'s transaction: the identity row, drawn now if the store has none yet.
+StoreStatus LayoutStore::load_or_create_identity() {
+    {
+        Stmt s(db_, "SELECT value FROM store_identity WHERE one = 1");
+        const int rc = s.step();
+        if (rc == SQLITE_ROW) {
+            const std::string text = s.text(0);
+            const auto id = fleet::parse_identity_hex(text);
+            if (!id || *id == 0)
+                return StoreStatus{"layout store " + path_ + ": its export identity \"" + text +
+                                   "\" is not 16 hex digits (or is zero): the store is damaged; "
+                                   "refused (a new identity would disown its data files)"};
+            identity_ = *id;
+            return {};
+        }
+        if (rc != SQLITE_DONE)
+            return fail("read the export identity");
+    }
+    std::uint64_t id = 0;
+    while (id == 0) {
+        const ssize_t n = getrandom(&id, sizeof(id), 0);
+        if (n != static_cast<ssize_t>(sizeof(id)))
+            return StoreStatus{"layout store " + path_ +
+                               ": cannot draw an export identity: getrandom failed: " +
+                               std::error_code(errno, std::generic_category()).message()};
+    }
+    Stmt ins(db_, "INSERT INTO store_identity (one, value, created_ms) VALUES (1, ?, ?)");
+    if (!ins.bind(1, fleet::identity_hex(id)).bind_signed(2, wall_clock_ms()).run())
+        return fail("record the export identity");
+    identity_ = id;
+    return {};
 }
 
 LayoutStore::LayoutStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {

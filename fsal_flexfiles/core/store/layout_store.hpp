@@ -23,6 +23,16 @@
 // object and stable across restarts, the same identity MDCACHE uses. Its fileid is stored
 // too (data-file names are derived from it; operators search by it).
 //
+// The export's identity. Each store holds one random 64-bit number (never 0), drawn from
+// getrandom(2) in the transaction that first opens it (a new store, or one made before
+// identities, schema version 1 or 2) and never changed afterwards: a damaged one makes
+// open() fail rather than be replaced. New data files carry it in their names
+// (model/naming.hpp), so exports (of one MDS or of several) that share a data-server export
+// never make the same name, and the reaper can tell its own data files from others'. The
+// store records every data file's name as it was made (data_files, create_intents,
+// pending_removals), so files placed before identities keep their old-form names: nothing
+// is renamed. Copying a store to a second MDS copies its identity too: don't.
+//
 // Thread safety: one connection guarded by a mutex; every call is one short transaction.
 // No call does network I/O. Errors are values (StoreStatus), never exceptions.
 #pragma once
@@ -121,6 +131,8 @@ public:
     LayoutStore& operator=(const LayoutStore&) = delete;
 
     const std::string& path() const { return path_; }
+    // The export's identity (see above); fixed once open() succeeded.
+    std::uint64_t identity() const { return identity_; }
 
     // ---- Maps ----
     // The file's map, or std::nullopt when it has none.
@@ -186,10 +198,12 @@ private:
     StoreStatus fail(const char* what) const;
     std::string why() const;
     StoreStatus queue_locked(std::vector<PendingRemoval>& removals);
+    StoreStatus load_or_create_identity();
 
     const std::string path_;
     std::mutex mu_;
     sqlite3* db_ = nullptr;
+    std::uint64_t identity_ = 0;
 };
 
 } // namespace flexfiles::mds

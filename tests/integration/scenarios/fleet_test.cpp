@@ -138,7 +138,7 @@ std::unique_ptr<harness::Cluster> FleetTest::cluster_;
 
 TEST_F(FleetTest, RoundTripWithPostOpAttributes) {
     auto d = ds(0);
-    const std::string name = data_file_name(0x1234, 0);
+    const std::string name = legacy_data_file_name(0x1234, 0);
     (void)d->remove(name).get(); // leftover from an earlier run
 
     CreateArgs ca;
@@ -253,7 +253,7 @@ TEST_F(FleetTest, RoundTripWithPostOpAttributes) {
 
 TEST_F(FleetTest, ExclusiveCreateIsIdempotentAndSetsAttributes) {
     auto d = ds(1);
-    const std::string name = data_file_name(0xabcdef, 2);
+    const std::string name = legacy_data_file_name(0xabcdef, 2);
     (void)d->remove(name).get();
     CreateArgs ca;
     ca.name = name;
@@ -287,7 +287,7 @@ TEST_F(FleetTest, TwoHundredConcurrentRequestsFromFourThreads) {
     std::vector<DsFh> fhs;
     for (unsigned i = 0; i < 3; ++i) {
         auto d = ds(i);
-        std::string name = data_file_name(0x200 + i, 0);
+        std::string name = legacy_data_file_name(0x200 + i, 0);
         auto cr = create_afresh(*d, name);
         ASSERT_TRUE(cr.ok()) << what(cr.status);
         fhs.push_back(cr.value.fh);
@@ -361,7 +361,7 @@ TEST_F(FleetTest, TwoHundredConcurrentRequestsFromFourThreads) {
                  static_cast<long long>(
                      std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
     for (unsigned i = 0; i < 3; ++i)
-        EXPECT_TRUE(ds(i)->remove(data_file_name(0x200 + i, 0)).get().ok());
+        EXPECT_TRUE(ds(i)->remove(legacy_data_file_name(0x200 + i, 0)).get().ok());
 }
 
 TEST_F(FleetTest, PlacementOverLiveServers) {
@@ -389,7 +389,7 @@ TEST_F(FleetTest, PlacementOverLiveServers) {
 
 TEST_F(FleetTest, LargeIoUpToMaxIoSize) {
     auto d = ds(2);
-    const std::string name = data_file_name(0x1a, 0);
+    const std::string name = legacy_data_file_name(0x1a, 0);
     auto cr = create_afresh(*d, name);
     ASSERT_TRUE(cr.ok()) << what(cr.status);
     const std::uint32_t max = d->config().max_io_size;
@@ -507,7 +507,7 @@ TEST_F(FleetTest, FrozenServerTimesOutGoesDownAndComesBack) {
 TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
     auto d = ds(1);
     auto& server = cluster_->ds(1);
-    const std::string name = data_file_name(0x99, 0);
+    const std::string name = legacy_data_file_name(0x99, 0);
     auto cr = create_afresh(*d, name);
     ASSERT_TRUE(cr.ok()) << what(cr.status);
     const DsFh fh = cr.value.fh;
@@ -559,7 +559,7 @@ TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
 TEST_F(FleetTest, UnansweredWriteIsSettledWhenTheServerDies) {
     auto d = ds(0);
     auto& server = cluster_->ds(0);
-    const std::string name = data_file_name(0x9a, 0);
+    const std::string name = legacy_data_file_name(0x9a, 0);
     auto cr = create_afresh(*d, name);
     ASSERT_TRUE(cr.ok()) << what(cr.status);
     const DsFh fh = cr.value.fh;
@@ -590,7 +590,7 @@ TEST_F(FleetTest, UnansweredWriteIsSettledWhenTheServerDies) {
 TEST_F(FleetTest, RestartedServerIsReconnected) {
     auto d = ds(2);
     auto& server = cluster_->ds(2);
-    const std::string name = data_file_name(0x77, 1);
+    const std::string name = legacy_data_file_name(0x77, 1);
     auto cr = create_afresh(*d, name);
     ASSERT_TRUE(cr.ok()) << what(cr.status);
     auto connects = d->counters().connects;

@@ -6,7 +6,9 @@
 //     removes them; the namespace object left without data files gets new ones on first
 //     write;
 //   * a regular file without data files (made behind the MDS's back) gets them on its
-//     first write, and a leftover data file of the same name on a data server is replaced.
+//     first write; data files of its fileid the store has no record of (old-form names, or
+//     this export's own form planted behind its back) are never replaced or removed: an
+//     unknown one under a name the create needs refuses the create (a collision).
 //
 // Cluster: 1 MDS (FLEXFILES over VFS, Protocols 3 and 4) + 3 NFSv3 data servers.
 #include "mds_test_support.hpp"
@@ -66,19 +68,22 @@ TEST(MdsRecovery, CreateInterruptedByAnMdsCrashLeavesNothingBehind) {
     EXPECT_TRUE(errors.empty()) << "the MDS logged errors:\n" << joined(errors);
 }
 
-TEST(MdsRecovery, FileWithoutDataFilesGetsThemOnFirstWriteReplacingLeftovers) {
+TEST(MdsRecovery, FileWithoutDataFilesGetsThemOnFirstWriteLeavingUnknownDataFilesAlone) {
     Cluster cluster(flexfiles_cluster(with_mirrors(2)));
     GaneshaServer& mds = cluster.mds();
+    const std::uint64_t identity = store_identity(mds);
+    ASSERT_NE(identity, 0u) << "the MDS did not log its export identity";
+    const std::string planted = "bytes of a data file this export has no record of";
 
     // A regular file the MDS never placed (made on its disk directly), and on every data
-    // server a leftover data file under each name it could get.
+    // server an old-form data file under each name its fileid had before identities.
     { std::ofstream(mds.export_path() / "adopted"); }
     struct stat st {};
     ASSERT_EQ(stat((mds.export_path() / "adopted").c_str(), &st), 0);
     const std::uint64_t fileid = st.st_ino;
     for (unsigned i = 0; i < cluster.ds_count(); ++i)
         for (std::uint32_t m = 0; m < 2; ++m)
-            std::ofstream(data_file_path(cluster, i, fileid, m)) << "stale bytes of a former file";
+            std::ofstream(legacy_data_file_path(cluster, i, fileid, m)) << planted;
 
     const std::size_t mark = mds.log_offset();
     Nfs3Client client(mds.nfs3_url());
@@ -93,17 +98,42 @@ TEST(MdsRecovery, FileWithoutDataFilesGetsThemOnFirstWriteReplacingLeftovers) {
     const auto data = pattern(12345, 6);
     write_all(client, found.fh, 0, data);
     EXPECT_EQ(read_all(client, found.fh, 0, data.size() + 10), data);
-    EXPECT_TRUE(mds.log_contains("leftover data file(s) of the same name", mark));
-    unsigned holding = 0;
+    EXPECT_FALSE(mds.log_contains("leftover data file(s) of the same name", mark));
+    unsigned holding = 0, untouched = 0;
     for (const auto& df : data_files_on_disk(cluster, fileid)) {
         const auto bytes = read_whole(df.path);
         if (bytes == data)
             ++holding;
+        else if (std::string(bytes.begin(), bytes.end()) == planted)
+            ++untouched;
         else
-            EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "stale bytes of a former file")
-                << df.path << " is neither a new data file nor an untouched leftover";
+            ADD_FAILURE() << df.path << " is neither a new data file nor an untouched one";
     }
     EXPECT_EQ(holding, 2U) << "one data file per mirror holds the bytes";
-    const auto errors = mds.error_lines();
+    EXPECT_EQ(untouched, 2U * cluster.ds_count()) << "every old-form data file is left alone";
+    EXPECT_EQ(data_files_on_disk(cluster, fileid, identity).size(), 2U);
+
+    // Another such file, and on every data server a data file under each name of this
+    // export's own form it could get, which the store never made: its first write is
+    // refused (I/O error) and nothing planted is touched.
+    { std::ofstream(mds.export_path() / "collides"); }
+    ASSERT_EQ(stat((mds.export_path() / "collides").c_str(), &st), 0);
+    const std::uint64_t other = st.st_ino;
+    for (unsigned i = 0; i < cluster.ds_count(); ++i)
+        for (std::uint32_t m = 0; m < 2; ++m)
+            std::ofstream(data_file_path(cluster, i, identity, other, m)) << planted;
+    const auto collides = client.lookup(client.root(), "collides");
+    ASSERT_EQ(collides.status, Nfs3Status::ok);
+    const auto w = client.write(collides.fh, 0, data, Nfs3Stable::file_sync);
+    EXPECT_EQ(w.status, Nfs3Status::io);
+    EXPECT_TRUE(mds.log_contains("has no record of making it: left alone, create refused", mark));
+    const auto on_disk = data_files_on_disk(cluster, other);
+    EXPECT_EQ(on_disk.size(), 2U * cluster.ds_count());
+    for (const auto& df : on_disk) {
+        const auto bytes = read_whole(df.path);
+        EXPECT_EQ(std::string(bytes.begin(), bytes.end()), planted) << df.path;
+    }
+    // The collision (CRIT), and Ganesha's own line for the I/O error it answered.
+    const auto errors = mds.error_lines({"has no record of making it", "converted to NFS3ERR_IO"});
     EXPECT_TRUE(errors.empty()) << "the MDS logged errors:\n" << joined(errors);
 }

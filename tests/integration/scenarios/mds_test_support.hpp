@@ -9,6 +9,7 @@
 #include "ff_harness/harness.hpp"
 #include "model/naming.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -100,9 +101,33 @@ inline fs::path layout_store(GaneshaServer& mds) {
     return mds.recovery_root() / "flexfiles" / "export-1.db";
 }
 
-// Where a data file of MDS fileid `fileid` would be on data server `i`.
-inline fs::path data_file_path(Cluster& c, unsigned i, std::uint64_t fileid, std::uint32_t mirror) {
-    return c.ds_info().at(i).export_path / flexfiles::fleet::data_file_name(fileid, mirror);
+// Where a data file of MDS fileid `fileid` made by the export of `identity` would be on data
+// server `i` (model/naming.hpp), and where one of a store made before identities would be.
+inline fs::path data_file_path(Cluster& c, unsigned i, std::uint64_t identity, std::uint64_t fileid,
+                               std::uint32_t mirror) {
+    return c.ds_info().at(i).export_path /
+           flexfiles::fleet::data_file_name(identity, fileid, mirror);
+}
+inline fs::path legacy_data_file_path(Cluster& c, unsigned i, std::uint64_t fileid,
+                                      std::uint32_t mirror) {
+    return c.ds_info().at(i).export_path / flexfiles::fleet::legacy_data_file_name(fileid, mirror);
+}
+
+// The identity of export `export_id`'s layout store, from the MDS log ("... layout store
+// PATH: identity HEX, ..."); 0 when not logged.
+inline std::uint64_t store_identity(GaneshaServer& mds, unsigned export_id = 1) {
+    const std::string log = mds.log_text();
+    const std::string marker = "FLEXFILES export " + std::to_string(export_id) + " (";
+    std::uint64_t out = 0;
+    for (std::size_t at = log.find(marker); at != std::string::npos;
+         at = log.find(marker, at + 1)) {
+        const std::size_t eol = log.find('\n', at);
+        const std::string line = log.substr(at, eol == std::string::npos ? eol : eol - at);
+        const std::size_t id = line.find(": identity ");
+        if (id != std::string::npos)
+            out = flexfiles::fleet::parse_identity_hex(line.substr(id + 11, 16)).value_or(0);
+    }
+    return out;
 }
 
 struct DataFileOnDisk {
@@ -111,15 +136,21 @@ struct DataFileOnDisk {
     fs::path path;
 };
 
-// Every data file of `fileid` on every data server's export folder.
-inline std::vector<DataFileOnDisk> data_files_on_disk(Cluster& c, std::uint64_t fileid) {
+// Every data file of `fileid` on every data server's export folder, in either form of name
+// and of whichever export (or only of the export of `identity`, when given), by data server
+// and mirror.
+inline std::vector<DataFileOnDisk> data_files_on_disk(Cluster& c, std::uint64_t fileid,
+                                                      std::optional<std::uint64_t> identity = {}) {
     std::vector<DataFileOnDisk> out;
     for (unsigned i = 0; i < c.ds_count(); ++i)
-        for (std::uint32_t m = 0; m < 4; ++m) {
-            const fs::path p = data_file_path(c, i, fileid, m);
-            if (fs::exists(p))
-                out.push_back({i, m, p});
+        for (const auto& e : fs::directory_iterator(c.ds_info()[i].export_path)) {
+            const auto n = flexfiles::fleet::parse_data_file_name(e.path().filename().string());
+            if (n && n->fileid == fileid && (!identity || n->identity == identity))
+                out.push_back({i, n->mirror, e.path()});
         }
+    std::sort(out.begin(), out.end(), [](const DataFileOnDisk& a, const DataFileOnDisk& b) {
+        return a.ds != b.ds ? a.ds < b.ds : a.path < b.path;
+    });
     return out;
 }
 

@@ -5,6 +5,7 @@
 // names claimed by a create are left alone, and the thread retries by itself.
 #include "cmocka_cpp.hpp"
 #include "mds/reaper.hpp"
+#include "model/naming.hpp"
 #include "offline_fleet/offline_fleet.hpp"
 
 #include <cstring>
@@ -28,7 +29,12 @@ std::unique_ptr<LayoutStore> fresh_store(const char* name) {
     return std::move(r.value);
 }
 
-PendingRemoval removal(std::uint64_t ds_id, const char* name) {
+// A name of the store's own form (the reaper removes only its export's data files).
+std::string own(const LayoutStore& store, std::uint64_t fileid, std::uint32_t mirror = 0) {
+    return fleet::data_file_name(store.identity(), fileid, mirror);
+}
+
+PendingRemoval removal(std::uint64_t ds_id, const std::string& name) {
     PendingRemoval r;
     r.ds_id = ds_id;
     r.name = name;
@@ -80,6 +86,7 @@ void test_failed_removal_stays_queued(void**) {
 
     auto queued = store->queue_removals(
         {removal(1, "ff-000000000000004d-m0"), removal(9, "ff-000000000000004d-m1")});
+    // (Old-form names with their filehandles: the LOOKUP would prove them this export's.)
     assert_true(queued.ok());
     const std::int64_t before = wall_clock_ms();
     auto attempts = reaper.remove_now(queued.value);
@@ -111,12 +118,13 @@ void test_claimed_names_are_skipped(void**) {
     auto store = fresh_store("claimed");
     fleet::Fleet fleet;
     Reaper reaper(*store, fleet, ReaperSettings{}, {});
-    auto queued = store->queue_removals({removal(1, "a"), removal(1, "b")}).value;
+    const std::string a = own(*store, 0xa), b = own(*store, 0xb);
+    auto queued = store->queue_removals({removal(1, a), removal(1, b)}).value;
 
-    Reaper::Claim claim = reaper.claim({{1, "a"}}, fleet::deadline_in(100ms));
+    Reaper::Claim claim = reaper.claim({{1, a}}, fleet::deadline_in(100ms));
     assert_true(static_cast<bool>(claim));
     // The same name cannot be claimed twice.
-    assert_false(static_cast<bool>(reaper.claim({{1, "a"}}, fleet::deadline_in(50ms))));
+    assert_false(static_cast<bool>(reaper.claim({{1, a}}, fleet::deadline_in(50ms))));
     auto attempts = reaper.remove_now(queued);
     assert_int_equal(static_cast<int>(attempts[0].outcome),
                      static_cast<int>(RemovalOutcome::skipped));
@@ -127,10 +135,10 @@ void test_claimed_names_are_skipped(void**) {
     assert_int_equal(all[1].attempts, 1);
 
     claim = Reaper::Claim(); // released
-    assert_true(static_cast<bool>(reaper.claim({{1, "a"}}, fleet::deadline_in(50ms))));
+    assert_true(static_cast<bool>(reaper.claim({{1, a}}, fleet::deadline_in(50ms))));
 
     // A removal a create cancelled in the meantime is not attempted.
-    assert_int_equal(store->cancel_removals(1, "b").value, 1);
+    assert_int_equal(store->cancel_removals(1, b).value, 1);
     attempts = reaper.remove_now({all[1]});
     assert_int_equal(static_cast<int>(attempts[0].outcome),
                      static_cast<int>(RemovalOutcome::skipped));
@@ -144,7 +152,7 @@ void test_thread_retries(void**) {
     s.backoff_initial = 30ms;
     s.backoff_max = 60ms;
     Reaper reaper(*store, fleet, s, {});
-    assert_true(store->queue_removals({removal(5, "x")}).ok());
+    assert_true(store->queue_removals({removal(5, own(*store, 0x5))}).ok());
     reaper.start();
     assert_true(offline_fleet::wait_until(
         [&] { return store->all_removals().value.at(0).attempts >= 3; }, 3000ms));
