@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // What one FLEXFILES export keeps about the layouts it has granted: the grant registry, the
-// layout counters, the fencing lock and GETDEVICELIST's cookie verifier. Owned by the
+// opens that may be granted RW layouts, the layout counters, the fencing lock and
+// GETDEVICELIST's cookie verifier. Owned by the
 // export (export.hpp), so two exports never share or see each other's layouts.
 #pragma once
 
+#include "layout/authority.hpp"
 #include "layout/grants.hpp"
 
 #include <chrono>
@@ -15,6 +17,7 @@ namespace flexfiles::layout {
 
 struct ExportLayouts {
     GrantRegistry grants;
+    OpenRegistry opens; // who may be granted an RW layout (layout/authority.hpp)
     Counters counters;
     // Serialises fencings of this export's files (two conflicting opens of one file must
     // not both pick the "next" id from the same old one).
