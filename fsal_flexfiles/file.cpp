@@ -141,14 +141,19 @@ fsal_openflags_t status2(fsal_obj_handle* obj_hdl, state_t* state) noexcept {
 }
 
 // An open upgrade or downgrade: what the state may now do (RW layouts, pnfs/authority.cpp).
+// An upgrade to write access is an open for write: other clients' RW layouts are fenced
+// first, as in open2 (pnfs/fencing.cpp).
 fsal_status_t reopen2(fsal_obj_handle* obj_hdl, state_t* state,
                       fsal_openflags_t openflags) noexcept {
     Export* exp = current_export();
     fsal_obj_handle* obj = sub_of(obj_hdl);
     const fsal_status_t status =
         sub_call(exp, [&] { return obj->obj_ops->reopen2(obj, state, openflags); });
-    if (!FSAL_IS_ERROR(status) && exp != nullptr && obj_hdl->type == REGULAR_FILE)
-        layout::record_open(*exp, *Handle::of(obj_hdl), state, openflags);
+    if (!FSAL_IS_ERROR(status) && exp != nullptr && obj_hdl->type == REGULAR_FILE) {
+        Handle& handle = *Handle::of(obj_hdl);
+        layout::record_open(*exp, handle, state, openflags);
+        layout::on_open(*exp, handle, state, openflags);
+    }
     return status;
 }
 

@@ -7,7 +7,8 @@
 // layouts can reach the mirrors in different orders and leave them with different bytes.
 // So a new writer takes the data servers away from the writers before it.
 //
-// What happens, in file.cpp's open2 (the caller), before the OPEN is answered:
+// What happens, in file.cpp's open2 or reopen2 (an open upgrade), before the OPEN is
+// answered:
 //   1. Conflict: the opener asked for write access, and the export's grant registry shows
 //      an RW layout of the file held by a client other than the opener.
 //   2. Fence: every data file of the file gets a new synthetic owner, the next uid and gid

@@ -283,3 +283,28 @@ TEST_F(HostileAuthority, RwLayoutWithoutWritePermissionIsRefused) {
     EXPECT_EQ(must_layoutget(*owner, mine.fh, mine.stateid, LAYOUTIOMODE4_RW).iomode,
               LAYOUTIOMODE4_RW);
 }
+
+// An open upgrade is an open for write: a client that opened for reading and upgrades
+// (OPEN again, same open owner, OPEN4_SHARE_ACCESS_BOTH: Ganesha's reopen2) gets RW layouts
+// from then on, so the other writers are fenced first, as for a new open for write.
+TEST_F(HostileAuthority, OpenUpgradeFencesOtherWriters) {
+    auto first = open_session();
+    OpenFile w = create_rw(*first, "/ff/upgraded");
+    const Layout theirs = must_layoutget(*first, w.fh, w.stateid, LAYOUTIOMODE4_RW);
+    const DataServerInfo* info = ds_of(*first, theirs.mirrors[0][0]);
+    ASSERT_NE(info, nullptr);
+    Nfs3Client as_first(info->nfs3_url(), theirs.mirrors[0][0].creds());
+    const auto data = pattern(4096, 5);
+    ASSERT_EQ(as_first.write(theirs.mirrors[0][0].fh_vers[0], 0, data).status, Nfs3Status::ok);
+
+    auto second = open_session();
+    (void)open_path(*second, "/ff/upgraded", {}); // READ: fences nobody
+    EXPECT_EQ(as_first.write(theirs.mirrors[0][0].fh_vers[0], 0, data).status, Nfs3Status::ok);
+    OpenOptions both;
+    both.access = OPEN4_SHARE_ACCESS_BOTH;
+    const OpenFile upgraded = open_path(*second, "/ff/upgraded", both);
+    EXPECT_EQ(as_first.write(theirs.mirrors[0][0].fh_vers[0], 0, data).status, Nfs3Status::acces)
+        << "the first writer must be fenced before the upgraded open returns";
+    const Layout mine = must_layoutget(*second, upgraded.fh, upgraded.stateid, LAYOUTIOMODE4_RW);
+    EXPECT_NE(mine.mirrors[0][0].user, theirs.mirrors[0][0].user);
+}
