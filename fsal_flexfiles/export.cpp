@@ -287,6 +287,9 @@ state_t* alloc_state(fsal_export* exp_hdl, enum state_type state_type,
 
 void free_state(fsal_export* exp_hdl, state_t* state) noexcept {
     fsal_export* sub = exp_hdl->sub_export;
+    // Whatever path ended the state, it no longer authorises RW layouts.
+    if (Export* exp = Export::of(exp_hdl))
+        layout::forget_state(*exp, state);
     sub_call(Export::of(exp_hdl), [&] { sub->exp_ops.free_state(sub, state); });
 }
 

@@ -125,6 +125,7 @@ fsal_status_t open2(fsal_obj_handle* obj_hdl, state_t* state, fsal_openflags_t o
         return data;
     }
     overlay_file_attrs(exp, handle, attrs_out);
+    layout::record_open(*exp, handle, state, openflags);
     layout::on_open(*exp, handle, state, openflags);
     return status;
 }
@@ -139,15 +140,30 @@ fsal_openflags_t status2(fsal_obj_handle* obj_hdl, state_t* state) noexcept {
     return sub_call(current_export(), [&] { return obj->obj_ops->status2(obj, state); });
 }
 
+// An open upgrade or downgrade: what the state may now do (RW layouts, pnfs/authority.cpp).
+// An upgrade to write access is an open for write: other clients' RW layouts are fenced
+// first, as in open2 (pnfs/fencing.cpp).
 fsal_status_t reopen2(fsal_obj_handle* obj_hdl, state_t* state,
                       fsal_openflags_t openflags) noexcept {
+    Export* exp = current_export();
     fsal_obj_handle* obj = sub_of(obj_hdl);
-    return sub_call(current_export(), [&] { return obj->obj_ops->reopen2(obj, state, openflags); });
+    const fsal_status_t status =
+        sub_call(exp, [&] { return obj->obj_ops->reopen2(obj, state, openflags); });
+    if (!FSAL_IS_ERROR(status) && exp != nullptr && obj_hdl->type == REGULAR_FILE) {
+        Handle& handle = *Handle::of(obj_hdl);
+        layout::record_open(*exp, handle, state, openflags);
+        layout::on_open(*exp, handle, state, openflags);
+    }
+    return status;
 }
 
 fsal_status_t close2(fsal_obj_handle* obj_hdl, state_t* state) noexcept {
+    Export* exp = current_export();
     fsal_obj_handle* obj = sub_of(obj_hdl);
-    return sub_call(current_export(), [&] { return obj->obj_ops->close2(obj, state); });
+    const fsal_status_t status = sub_call(exp, [&] { return obj->obj_ops->close2(obj, state); });
+    if (exp != nullptr)
+        layout::forget_state(*exp, state);
+    return status;
 }
 
 fsal_status_t close(fsal_obj_handle* obj_hdl) noexcept {
@@ -250,11 +266,17 @@ fsal_status_t lock_op2(fsal_obj_handle* obj_hdl, state_t* state, void* owner,
     });
 }
 
+// A delegation granted (read or write) or returned: RW layouts follow (pnfs/authority.cpp).
 fsal_status_t lease_op2(fsal_obj_handle* obj_hdl, state_t* state, void* owner,
                         fsal_deleg_t deleg) noexcept {
+    Export* exp = current_export();
     fsal_obj_handle* obj = sub_of(obj_hdl);
-    return sub_call(current_export(),
-                    [&] { return obj->obj_ops->lease_op2(obj, state, owner, deleg); });
+    const fsal_status_t status =
+        sub_call(exp, [&] { return obj->obj_ops->lease_op2(obj, state, owner, deleg); });
+    if (exp != nullptr && obj_hdl->type == REGULAR_FILE &&
+        (!FSAL_IS_ERROR(status) || deleg == FSAL_DELEG_NONE))
+        layout::record_delegation(*exp, *Handle::of(obj_hdl), state, deleg);
+    return status;
 }
 
 // A size change of a regular file truncates or extends every data file; the

@@ -9,6 +9,7 @@
 #include "export_mgr.h"
 #include "fsal.h"
 #include "gsh_config.h"
+#include "nfs_exports.h"
 #include "shim.h"
 
 void ff_gsh_obj_handle_init(struct fsal_obj_handle *obj,
@@ -67,6 +68,12 @@ uint16_t ff_gsh_ctx_export_id(void)
 	if (op_ctx == NULL || op_ctx->ctx_export == NULL)
 		return 0;
 	return op_ctx->ctx_export->export_id;
+}
+
+bool ff_gsh_ctx_export_writable(void)
+{
+	return op_ctx != NULL &&
+	       (op_ctx->export_perms.options & EXPORT_OPTION_WRITE_ACCESS) != 0;
 }
 
 const char *ff_gsh_ctx_export_path(void)

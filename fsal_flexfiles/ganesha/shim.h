@@ -29,6 +29,7 @@
 
 #include "fsal_api.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -54,6 +55,10 @@ fsal_status_t ff_gsh_update_export(struct fsal_module *fsal, void *parse_node,
 /* export_mgr.h: the Ganesha export op_ctx is working on (for log lines). */
 uint16_t ff_gsh_ctx_export_id(void);
 const char *ff_gsh_ctx_export_path(void);
+
+/* nfs_exports.h: whether op_ctx's export permissions let the caller write
+ * (EXPORT_OPTION_WRITE_ACCESS, what Ganesha checks for OPEN and WRITE). */
+bool ff_gsh_ctx_export_writable(void);
 
 /* gsh_config.h: the NFSv4 RecoveryRoot (where this server keeps its state). */
 const char *ff_gsh_recovery_root(void);

@@ -51,6 +51,10 @@ struct IoError;
 void apply_ds_error(Export& exp, Handle& handle, ExportLayouts& state, const HeldLayout* layout,
                     const IoError& err, const char* op);
 
+// LAYOUTGET(RW)'s authority checks (authority.cpp): NFS4_OK, or the status to answer
+// (counted and logged by reason).
+nfsstat4 check_rw_authority(Export& exp, fsal_obj_handle* obj_hdl, ExportLayouts& state) noexcept;
+
 // Object methods (layoutget.cpp, layoutreturn.cpp, layoutcommit.cpp, layouterror.cpp) and
 // the module and export methods (device_info.cpp), installed by layout_ops.cpp.
 nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget_arg* arg,

@@ -7,7 +7,8 @@
 // layouts can reach the mirrors in different orders and leave them with different bytes.
 // So a new writer takes the data servers away from the writers before it.
 //
-// What happens, in file.cpp's open2 (the caller), before the OPEN is answered:
+// What happens, in file.cpp's open2 or reopen2 (an open upgrade), before the OPEN is
+// answered:
 //   1. Conflict: the opener asked for write access, and the export's grant registry shows
 //      an RW layout of the file held by a client other than the opener.
 //   2. Fence: every data file of the file gets a new synthetic owner, the next uid and gid
@@ -15,7 +16,11 @@
 //      fleet, all mirrors in parallel, bounded by kFenceTimeout). The new owner goes into
 //      the file's map (layout store, then the handle), so every layout granted from now on
 //      carries it; every layout granted before carries the old one and its data-server
-//      WRITEs (and READs: data files are mode 0640) get NFS3ERR_ACCES.
+//      WRITEs (and READs: data files are mode 0640) get NFS3ERR_ACCES. That holds for
+//      READ layouts too: they carry the READ uid (never an owner, layout/authority.hpp)
+//      with the data file's group, and the group changes with the owner, so an earlier
+//      READ layout can no longer read (it could never write). The SETATTR sets the mode
+//      0640 again as well (model/data_files.hpp).
 //   3. Recall: CB_LAYOUTRECALL of every layout of the file (any iomode: all now carry a
 //      stale owner) held by any client but the opener, with clora_changed set. Ganesha's
 //      up-call must not run inside an FSAL operation and needs the file's state lock,
@@ -98,6 +103,7 @@ std::pair<mds::DataFileMap, unsigned> fence_data_files(Export& exp, const mds::D
         fleet::SetAttrs attrs;
         attrs.uid = f.fencing_uid;
         attrs.gid = f.fencing_gid;
+        attrs.mode = mds::kDataFileMode; // and heals a mode changed behind the MDS's back
         pending[i] = ds->setattr(*fh, attrs, deadline);
         sent[i] = true;
     }

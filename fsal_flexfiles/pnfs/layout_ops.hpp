@@ -37,6 +37,16 @@ void init_layout_obj_ops(fsal_obj_ops& ops) noexcept;
 void on_open(Export& exp, Handle& handle, struct state_t* open_state,
              fsal_openflags_t openflags) noexcept;
 
+// The opens and delegations that may be granted RW layouts (pnfs/authority.cpp): file.cpp's
+// open2 and reopen2 record an open state of a regular file with its access (FSAL_O_WRITE),
+// lease_op2 a delegation (FSAL_DELEG_WR: write access; FSAL_DELEG_NONE: returned), close2
+// and the export's free_state forget the state. The caller's clientid comes from op_ctx.
+void record_open(Export& exp, Handle& handle, struct state_t* state,
+                 fsal_openflags_t openflags) noexcept;
+void record_delegation(Export& exp, Handle& handle, struct state_t* state,
+                       fsal_deleg_t deleg) noexcept;
+void forget_state(Export& exp, struct state_t* state) noexcept;
+
 // CB_LAYOUTRECALL (clora_changed, queued, never waited for) of every layout of the file
 // (layout-store key, fileid) held by any client but `except_client` (0: none): a mirror
 // of it went stale, and layouts granted before name it (store/stale_mirrors.hpp). Nothing

@@ -13,13 +13,24 @@
 //                             Down 0 (clients prefer higher values for reads)
 //     ffds_stateid            the anonymous stateid: NFSv3 data servers, loosely coupled
 //     ffds_fh_vers            [the data file's NFSv3 filehandle]
-//     ffds_user/ffds_group    the data file's synthetic owner, numeric strings: the
-//                             AUTH_SYS credentials the client must use on the data server,
-//                             which the MDS changes to fence (fencing.cpp)
+//     ffds_user/ffds_group    the AUTH_SYS credentials the client must use on the data
+//                             server, numeric strings (layout/authority.hpp):
+//                               RW    the data file's synthetic owner and group, which
+//                                     the MDS changes to fence (fencing.cpp)
+//                               READ  the export's READ uid (config::read_layout_uid,
+//                                     outside the owners' range) and the data file's
+//                                     group: data files are mode 0640
+//                                     (model/data_files.hpp), so these read and cannot
+//                                     write, whatever the client does with them
 //   ffl_flags               0: LAYOUTCOMMIT is wanted (size and mtime come from it), I/O
 //                           through the MDS is allowed, reads may use RW layouts, writes
 //                           go to every mirror
 //   ffl_stats_collect_hint  0: no LAYOUTSTATS wanted (LAYOUTRETURN's stats are counted)
+//
+// An RW layout is authority to write the data files and to report size and mtime
+// (LAYOUTCOMMIT, LAYOUT_WCC): it is granted only to a client holding an open or delegation
+// with write access to the file, on an export writable for it, that passes the same
+// permission check as a WRITE (pnfs/authority.cpp; refusals are counted by reason).
 //
 // Mirror order never changes for a file. A stale mirror (one that missed a write through
 // the MDS, store/stale_mirrors.hpp) is left out until it is resilvered; LAYOUT_WCC reports
@@ -32,9 +43,9 @@
 #include "handle.hpp"
 #include "model/nfs4_names.hpp"
 #include "pnfs/context.hpp"
-#include "pnfs/xdr/ff_xdr.hpp"
 #include "pnfs/layout_ops.hpp"
 #include "pnfs/mds_access.hpp"
+#include "pnfs/xdr/ff_xdr.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -98,6 +109,20 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
     }
     if (obj_hdl->type != REGULAR_FILE)
         return NFS4ERR_WRONG_TYPE; // Ganesha's handler checks this first; belt and braces
+    if (iomode == LAYOUTIOMODE4_RW) {
+        const nfsstat4 authority = check_rw_authority(*exp, obj_hdl, state);
+        if (authority != NFS4_OK)
+            return authority; // logged and counted there
+    }
+    const Iomode granted = iomode == LAYOUTIOMODE4_RW ? Iomode::ReadWrite : Iomode::Read;
+    const std::uint32_t read_uid = config::read_layout_uid(exp->settings);
+    if (granted == Iomode::Read && read_uid == 0) {
+        // config::validate refuses such a configuration; never hand out root.
+        bump(state.counters.layoutgets_refused);
+        LogCrit(COMPONENT_PNFS, "%s LAYOUTGET(READ) file %" PRIu64 ": no uid for READ layouts",
+                exp->label().c_str(), file);
+        return NFS4ERR_LAYOUTUNAVAILABLE;
+    }
 
     std::optional<mds::DataFileMap> map;
     try {
@@ -136,7 +161,13 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
         efficiency.reserve(map->files.size());
         for (const mds::DataFile& f : map->files)
             efficiency.push_back(efficiency_of(fleet, f));
-        const Layout body = layout_of(*map, efficiency);
+        Layout body = layout_of(*map, efficiency);
+        for (std::size_t i = 0; i < map->files.size(); i++) {
+            const DsCredentials creds = layout_credentials(map->files[i], granted, read_uid);
+            LayoutDataServer& ds = body.mirrors[i].data_servers.front();
+            ds.user = std::to_string(creds.uid);
+            ds.group = std::to_string(creds.gid);
+        }
 
         if (!encode_layout(loc_body, body)) {
             bump(state.counters.layoutgets_refused);
@@ -149,7 +180,7 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
         grant = std::make_unique<Grant>();
         grant->file = file;
         grant->client = caller_clientid();
-        grant->iomode = iomode == LAYOUTIOMODE4_RW ? Iomode::ReadWrite : Iomode::Read;
+        grant->iomode = granted;
         grant->files = std::move(*map);
     } catch (const std::bad_alloc&) {
         return NFS4ERR_DELAY;

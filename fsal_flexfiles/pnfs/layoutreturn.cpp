@@ -94,6 +94,7 @@ void handle_access_error(Export& exp, Handle& handle, ExportLayouts& state,
     fleet::SetAttrs attrs;
     attrs.uid = now->fencing_uid;
     attrs.gid = now->fencing_gid;
+    attrs.mode = mds::kDataFileMode; // READ layouts read through the group bits
     const std::uint64_t file = handle.fileid;
     const std::string name = now->name;
     ds->setattr(*fh, attrs, fleet::Deadline{},

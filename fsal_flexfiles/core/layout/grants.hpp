@@ -69,7 +69,10 @@ std::uint32_t next_fencing_id(std::uint32_t current, std::uint32_t min, std::uin
 struct Counters {
     std::atomic<std::uint64_t> layoutgets_read{0};
     std::atomic<std::uint64_t> layoutgets_rw{0};
-    std::atomic<std::uint64_t> layoutgets_refused{0};
+    std::atomic<std::uint64_t> layoutgets_refused{0};           // every refusal, of which RW ones:
+    std::atomic<std::uint64_t> layoutgets_rw_refused_export{0}; // export not writable
+    std::atomic<std::uint64_t> layoutgets_rw_refused_open{0};   // no open for write
+    std::atomic<std::uint64_t> layoutgets_rw_refused_access{0}; // permission check failed
     std::atomic<std::uint64_t> segments_returned{0};
     std::atomic<std::uint64_t> returns_with_body{0};
     std::atomic<std::uint64_t> bad_return_bodies{0};

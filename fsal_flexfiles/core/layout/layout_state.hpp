@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // What one FLEXFILES export keeps about the layouts it has granted: the grant registry, the
-// layout counters, the clients' error-report budgets, the fencing lock and GETDEVICELIST's
-// cookie verifier. Owned by the
+// opens that may be granted RW layouts, the layout counters, the clients' error-report
+// budgets, the fencing lock and GETDEVICELIST's cookie verifier. Owned by the
 // export (export.hpp), so two exports never share or see each other's layouts.
 #pragma once
 
+#include "layout/authority.hpp"
 #include "layout/grants.hpp"
 #include "layout/report_limiter.hpp"
 
@@ -17,6 +18,7 @@ namespace flexfiles::layout {
 
 struct ExportLayouts {
     GrantRegistry grants;
+    OpenRegistry opens; // who may be granted an RW layout (layout/authority.hpp)
     Counters counters;
     // Per client: how many data-server error reports may make the MDS probe and log.
     ReportLimiter reports;

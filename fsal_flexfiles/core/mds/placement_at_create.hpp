@@ -44,7 +44,7 @@ struct PlacementSettings {
     std::uint64_t stripe_unit = 1u << 20;
     std::uint32_t fencing_uid_min = 1000000, fencing_uid_max = 1999999;
     std::uint32_t fencing_gid_min = 1000000, fencing_gid_max = 1999999;
-    std::uint32_t mode = 0640; // data files: the owner (the fencing uid) writes, nobody else
+    std::uint32_t mode = kDataFileMode; // model/data_files.hpp
     std::chrono::milliseconds timeout{5000};
     std::uint64_t identity = 0; // the export's (LayoutStore::identity()): in every new name
 };

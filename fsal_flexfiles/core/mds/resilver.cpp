@@ -248,6 +248,7 @@ ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) 
     set.size = copied;
     set.atime = attrs.value.atime;
     set.mtime = attrs.value.mtime;
+    set.mode = kDataFileMode; // the copy reads and writes as any data file (data_files.hpp)
     auto s = await(target_ds->setattr(*target_fh, set, fleet::deadline_in(timeout)), timeout,
                    target_ds->label() + ": SETATTR");
     if (!s.ok())

@@ -11,7 +11,8 @@
 //   2. take the file's epoch; GETATTR an in-sync mirror on an Up data server (the source);
 //   3. copy it whole: READ the source, WRITE the stale data file (UNSTABLE), COMMIT, then
 //      SETATTR size, atime and mtime to the source's (a stale copy may be longer, and the
-//      file's times are the source's, not the copy's);
+//      file's times are the source's, not the copy's), and the data-file mode 0640
+//      (model/data_files.hpp: READ layouts read through its group bits);
 //   4. clear the mark if the epoch has not moved and no RW layout appeared: nothing wrote
 //      the file during the copy. Otherwise the copy is thrown away and retried next tick
 //      (writes through the MDS also go to the stale mirror, so a later copy catches up).

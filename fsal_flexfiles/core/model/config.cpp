@@ -75,7 +75,41 @@ void check_id_range(const char* what, const IdRange& range, std::vector<std::str
     }
 }
 
+// Fencing_Read_Uid (or the uid derived for it) must be a real id outside the owners' range.
+void check_read_uid(const ExportConfig& cfg, std::vector<std::string>& problems) {
+    const IdRange& owners = cfg.fencing_uids;
+    if (cfg.fencing_read_uid == FF_CFG_FENCING_READ_UID_DERIVED) {
+        if (owners.min <= owners.max && read_layout_uid(cfg) == 0) {
+            std::ostringstream out;
+            out << "Fencing_Uid_Min..Fencing_Uid_Max (" << owners.min << ".." << owners.max
+                << ") leaves no uid outside it for READ layouts: set Fencing_Read_Uid";
+            problems.push_back(out.str());
+        }
+        return;
+    }
+    check_in_range("", "Fencing_Read_Uid", cfg.fencing_read_uid, FF_CFG_FENCING_ID_MIN,
+                   FF_CFG_FENCING_ID_MAX, problems);
+    if (cfg.fencing_read_uid >= owners.min && cfg.fencing_read_uid <= owners.max) {
+        std::ostringstream out;
+        out << "Fencing_Read_Uid = " << cfg.fencing_read_uid << " lies in Fencing_Uid_Min.."
+            << "Fencing_Uid_Max (" << owners.min << ".." << owners.max
+            << "): a fencing could make it a data file's owner, and READ layouts could write";
+        problems.push_back(out.str());
+    }
+}
+
 } // namespace
+
+uint32_t read_layout_uid(const ExportConfig& cfg) {
+    if (cfg.fencing_read_uid != FF_CFG_FENCING_READ_UID_DERIVED)
+        return cfg.fencing_read_uid;
+    const IdRange& owners = cfg.fencing_uids;
+    if (owners.max < FF_CFG_FENCING_ID_MAX)
+        return owners.max + 1;
+    if (owners.min > FF_CFG_FENCING_ID_MIN)
+        return owners.min - 1;
+    return 0;
+}
 
 std::string DataServer::endpoint() const {
     std::ostringstream out;
@@ -107,6 +141,7 @@ ExportConfig from_parsed(const ff_cfg_export& parsed) {
     cfg.stripe_unit = parsed.stripe_unit;
     cfg.fencing_uids = {parsed.fencing_uid_min, parsed.fencing_uid_max};
     cfg.fencing_gids = {parsed.fencing_gid_min, parsed.fencing_gid_max};
+    cfg.fencing_read_uid = parsed.fencing_read_uid;
     cfg.trust_wcc = parsed.trust_wcc;
     cfg.wcc_max_age = std::chrono::milliseconds(parsed.wcc_max_age_ms);
     cfg.ds_getattr_deadline = std::chrono::milliseconds(parsed.ds_getattr_deadline_ms);
@@ -177,6 +212,7 @@ std::vector<std::string> validate(const ExportConfig& cfg) {
                              FF_CFG_STRIPE_UNIT_MAX, problems);
     check_id_range("Uid", cfg.fencing_uids, problems);
     check_id_range("Gid", cfg.fencing_gids, problems);
+    check_read_uid(cfg, problems);
     check_in_range<int64_t>("", "WCC_Max_Age", cfg.wcc_max_age.count(), 0,
                             FF_CFG_WCC_MAX_AGE_MS_MAX, problems);
     check_in_range<int64_t>("", "DS_Getattr_Deadline", cfg.ds_getattr_deadline.count(),
@@ -209,8 +245,8 @@ std::string describe(const ExportConfig& cfg) {
     }
     out << "], Mirrors = " << cfg.mirrors << ", Stripe_Unit = " << cfg.stripe_unit
         << ", Fencing uids " << cfg.fencing_uids.min << '-' << cfg.fencing_uids.max << " gids "
-        << cfg.fencing_gids.min << '-' << cfg.fencing_gids.max
-        << ", Trust_WCC = " << (cfg.trust_wcc ? "true" : "false")
+        << cfg.fencing_gids.min << '-' << cfg.fencing_gids.max << ", READ layouts uid "
+        << read_layout_uid(cfg) << ", Trust_WCC = " << (cfg.trust_wcc ? "true" : "false")
         << ", WCC_Max_Age = " << cfg.wcc_max_age.count()
         << " ms, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count()
         << " ms, DS_IO_Timeout = " << cfg.ds_io_timeout.count() << " ms, Layout_Store = "

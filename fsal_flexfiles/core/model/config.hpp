@@ -53,6 +53,9 @@ struct ExportConfig {
     uint64_t stripe_unit = FF_CFG_STRIPE_UNIT_DEFAULT; // bytes
     IdRange fencing_uids;
     IdRange fencing_gids;
+    // Fencing_Read_Uid as configured (FF_CFG_FENCING_READ_UID_DERIVED: unset); what READ
+    // layouts carry is read_layout_uid().
+    uint32_t fencing_read_uid = FF_CFG_FENCING_READ_UID_DERIVED;
     bool trust_wcc = FF_CFG_TRUST_WCC_DEFAULT; // accept LAYOUT_WCC attributes
     std::chrono::milliseconds wcc_max_age{FF_CFG_WCC_MAX_AGE_MS_DEFAULT};
     std::chrono::milliseconds ds_getattr_deadline{FF_CFG_DS_GETATTR_DEADLINE_MS_DEFAULT};
@@ -64,6 +67,14 @@ struct ExportConfig {
 
     bool operator==(const ExportConfig&) const = default;
 };
+
+// The uid READ layouts carry as ffds_user (RFC 8435 section 2.2: a uid that is not the
+// data file's owner, with the data file's group, which the data file's mode lets read and
+// not write; model/data_files.hpp). Fencing_Read_Uid when set; else Fencing_Uid_Max + 1,
+// or Fencing_Uid_Min - 1 when Max is the highest id. It must lie outside Fencing_Uid_Min
+// ..Max: a fencing moves owners within that range, and an owner equal to the READ uid
+// would let READ layouts write. 0 when no such uid exists (validate() says so).
+uint32_t read_layout_uid(const ExportConfig& cfg);
 
 // Copies what Ganesha's parser produced.
 ExportConfig from_parsed(const ff_cfg_export& parsed);

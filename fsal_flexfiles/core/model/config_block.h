@@ -11,6 +11,9 @@
  *           Fencing_Uid_Max = 1999999;
  *           Fencing_Gid_Min = 1000000;
  *           Fencing_Gid_Max = 1999999;
+ *           Fencing_Read_Uid = 2000000;   # the uid READ layouts carry; default
+ *                                         # Fencing_Uid_Max + 1 (Min - 1 if Max is
+ *                                         # the highest id): outside the range
  *           Trust_WCC = true;             # use LAYOUT_WCC attributes from clients
  *           WCC_Max_Age = 1000;           # ms
  *           DS_Getattr_Deadline = 500;    # ms
@@ -61,6 +64,7 @@ extern "C" {
 #define FF_CFG_FENCING_ID_MAX 4294967294u /* (uid_t)-1 means "unchanged" to chown */
 #define FF_CFG_FENCING_ID_MIN_DEFAULT 1000000u
 #define FF_CFG_FENCING_ID_MAX_DEFAULT 1999999u
+#define FF_CFG_FENCING_READ_UID_DERIVED 0u /* Fencing_Read_Uid unset: derived */
 #define FF_CFG_TRUST_WCC_DEFAULT true
 #define FF_CFG_WCC_MAX_AGE_MS_MAX 3600000u
 #define FF_CFG_WCC_MAX_AGE_MS_DEFAULT 1000u
@@ -100,6 +104,7 @@ struct ff_cfg_export {
     uint32_t fencing_uid_max;
     uint32_t fencing_gid_min;
     uint32_t fencing_gid_max;
+    uint32_t fencing_read_uid; /* FF_CFG_FENCING_READ_UID_DERIVED when unset */
     bool trust_wcc;
     uint32_t wcc_max_age_ms;
     uint32_t ds_getattr_deadline_ms;

@@ -20,6 +20,15 @@
 
 namespace flexfiles::mds {
 
+// The mode of every data file (set at create, and again by every fence, owner repair and
+// resilver): the owner, the RW layouts' synthetic uid, reads and writes; the group, the
+// synthetic gid that RW and READ layouts share, reads only; nobody else has access. So a
+// READ layout's credentials (another uid, the same gid: layout/authority.hpp) read and
+// cannot write, and a fenced layout (an old uid and gid) can do neither. Execute bits mean
+// nothing to a data file. Data files have had this mode since the first release, so no
+// existing data file needs a change for READ layouts to work.
+inline constexpr std::uint32_t kDataFileMode = 0640;
+
 // One data file: one mirror's copy of the file's bytes on one data server.
 struct DataFile {
     std::uint32_t mirror = 0;      // index of the mirror in the layout (0..Mirrors-1)
@@ -27,8 +36,8 @@ struct DataFile {
     fleet::DeviceId deviceid{};    // ffds_deviceid in layouts (stable: derived from ds_id)
     std::vector<std::uint8_t> fh;  // the NFSv3 filehandle on the data server
     std::string name;              // its name in the data server's export root
-    std::uint32_t fencing_uid = 0; // synthetic credentials the layout carries (ffds_user)
-    std::uint32_t fencing_gid = 0; // and the data file's owner on the data server
+    std::uint32_t fencing_uid = 0; // the data file's owner on the data server: RW layouts'
+    std::uint32_t fencing_gid = 0; // ffds_user and ffds_group; READ layouts' ffds_group
 
     bool operator==(const DataFile&) const = default;
 };

@@ -464,8 +464,8 @@ TEST_F(ClientPnfs, ReadLayoutReadsEveryMirror) {
         EXPECT_EQ(d.attrs->size, data.size());
         EXPECT_GE(d.read_ops, 1u);
     }
-    // A READ layout does not allow writing through it... the data servers decide: the
-    // synthetic owner may write, so this is the MDS's and the client's contract only.
+    // A READ layout does not allow writing through it: its uid is not the data files'
+    // owner, and the data servers refuse its WRITEs (hostile_authority_test).
     f->layoutreturn(false);
     f->close();
 }

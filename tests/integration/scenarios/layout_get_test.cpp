@@ -61,7 +61,8 @@ TEST_F(LayoutGet, RwLayoutNamesTwoMirrorsOnDistinctDevices) {
     }
     EXPECT_EQ(devices.size(), 2u) << "the two mirrors are on distinct data servers";
 
-    // Another client's READ layout of the same file names the same data files.
+    // Another client's READ layout of the same file names the same data files, with
+    // another uid and the same gid (it reads through the group bits, hostile_authority_test).
     auto reader = open_session();
     const OpenFile theirs = open_path(*reader, "/ff/data", {});
     const Layout r = must_layoutget(*reader, theirs.fh, theirs.stateid, LAYOUTIOMODE4_READ);
@@ -70,7 +71,8 @@ TEST_F(LayoutGet, RwLayoutNamesTwoMirrorsOnDistinctDevices) {
     for (std::size_t m = 0; m < 2; m++) {
         EXPECT_EQ(r.mirrors[m][0].deviceid, l.mirrors[m][0].deviceid);
         EXPECT_EQ(r.mirrors[m][0].fh_vers[0], l.mirrors[m][0].fh_vers[0]);
-        EXPECT_EQ(r.mirrors[m][0].user, l.mirrors[m][0].user);
+        EXPECT_NE(r.mirrors[m][0].user, l.mirrors[m][0].user);
+        EXPECT_EQ(r.mirrors[m][0].group, l.mirrors[m][0].group);
     }
     EXPECT_NE(std::memcmp(r.stateid.other, l.stateid.other, sizeof(l.stateid.other)), 0)
         << "one layout stateid per client and file";

@@ -259,6 +259,30 @@ void test_from_parsed(void**) {
     assert_false(changed == cfg);
 }
 
+// READ layouts carry a uid outside the owners' range (a fencing moves owners within it).
+void test_read_layout_uid(void**) {
+    ExportConfig cfg = two_servers();
+    assert_int_equal(read_layout_uid(cfg), FF_CFG_FENCING_ID_MAX_DEFAULT + 1); // derived
+    cfg.fencing_uids = {5000, FF_CFG_FENCING_ID_MAX};
+    assert_int_equal(read_layout_uid(cfg), 4999); // below, when nothing is left above
+    assert_true(validate(cfg).empty());
+    cfg.fencing_uids = {FF_CFG_FENCING_ID_MIN, FF_CFG_FENCING_ID_MAX};
+    assert_int_equal(read_layout_uid(cfg), 0);
+    expect_one(cfg, "leaves no uid outside it for READ layouts: set Fencing_Read_Uid");
+    cfg.fencing_read_uid = 77; // inside the range
+    expect_one(cfg,
+               "Fencing_Read_Uid = 77 lies in Fencing_Uid_Min..Fencing_Uid_Max (1..4294967294)");
+
+    cfg = two_servers();
+    cfg.fencing_read_uid = 4242;
+    assert_int_equal(read_layout_uid(cfg), 4242);
+    assert_true(validate(cfg).empty());
+    cfg.fencing_read_uid = FF_CFG_FENCING_ID_MIN_DEFAULT; // an owner's uid
+    expect_one(cfg, "Fencing_Read_Uid = 1000000 lies in Fencing_Uid_Min..Fencing_Uid_Max");
+    cfg.fencing_read_uid = UINT32_MAX; // (uid_t)-1: "unchanged" to chown
+    expect_one(cfg, "Fencing_Read_Uid = 4294967295 is out of range");
+}
+
 void test_describe(void**) {
     ExportConfig cfg = two_servers();
     cfg.data_servers[1].address = "fd00::3";
@@ -267,6 +291,7 @@ void test_describe(void**) {
     assert_non_null(strstr(line.c_str(), "metadata FSAL VFS, 2 data server(s)"));
     assert_non_null(strstr(line.c_str(), "2=[fd00::3]:2049/export"));
     assert_non_null(strstr(line.c_str(), "DS_IO_Timeout = 5000 ms, Layout_Store = (default)"));
+    assert_non_null(strstr(line.c_str(), "READ layouts uid 2000000"));
 }
 
 } // namespace
@@ -285,6 +310,7 @@ int main() {
         cmocka_unit_test(test_sub_fsal),
         cmocka_unit_test(test_every_problem_is_reported),
         cmocka_unit_test(test_from_parsed),
+        cmocka_unit_test(test_read_layout_uid),
         cmocka_unit_test(test_describe),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
