@@ -13,8 +13,8 @@
 //     no owner repair, the owners counted as unknown.
 //
 // Cluster: 1 MDS (FLEXFILES over VFS, Protocols 3 and 4, Mirrors = 2, DS_IO_Timeout = 1 s,
-// a private dbus) + 3 NFSv3 data servers. Clients: the client library's NFSv4.2 session
-// (LAYOUTGET, LAYOUT_WCC, GETATTR), NFSv3 to the data servers under the layout's
+// WCC_Max_Age = 0, a private dbus) + 3 NFSv3 data servers. Clients: the client library's NFSv4.2
+// session (LAYOUTGET, LAYOUT_WCC, GETATTR), NFSv3 to the data servers under the layout's
 // credentials, NFSv3 to the MDS for writes through it.
 #include "client/layout_wcc.hpp"
 #include "layout_test_support.hpp"
@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -84,12 +85,16 @@ class HostileWcc : public ::testing::Test {
 protected:
     void SetUp() override {
         ASSERT_TRUE(std::filesystem::exists(cli_binary())) << cli_binary();
-        ClusterOptions o = flexfiles_cluster(fast_failures());
+        // WCC_Max_Age = 0: while an RW layout is out every GETATTR asks the data servers, so
+        // each GETATTR below is data-server-backed.
+        MdsSettings settings = fast_failures();
+        settings.extra = "        WCC_Max_Age = 0;\n";
+        ClusterOptions o = flexfiles_cluster(settings);
         o.with_dbus = true;
         auto inner = o.configure_mds;
         o.configure_mds = [inner](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
             inner(mds, ds);
-            mds.log_level = "NIV_EVENT";
+            mds.log_level = std::getenv("HOSTILE_WCC_DEBUG") ? "NIV_DEBUG" : "NIV_EVENT";
         };
         cluster_ = std::make_unique<Cluster>(o);
         lt::SessionOptions so;
@@ -278,6 +283,7 @@ TEST_F(HostileWcc, FutureCtimeIsRefusedAndTheFileKeepsItsRealAttributes) {
     const WccAndGetattr w = wcc_then_getattr(f, l.stateid, body_of(std::move(lie)));
     EXPECT_EQ(w.status, std::optional<std::uint32_t>(NFS4_OK));
     EXPECT_EQ(moved(before, "wcc.entries_ignored_future_ctime"), 2U);
+    EXPECT_EQ(w.size, std::optional<std::uint64_t>(data.size()));
 
     // The client goes away (layout returned, file closed); another client asks. MDCACHE's
     // copy is left to expire so that the FSAL answers.
