@@ -162,10 +162,11 @@ static nfsstat4 layout_wcc_fsal_status(nfsstat4 status)
  *     wrong; the stateid names no layout of that type on this file,
  *     which is what BAD_STATEID says (Linux knfsd answers the same for
  *     a layout stateid of another type).
- *  9. the FSAL's layout_wcc method, called with the object's state lock
- *     held; its status is the result (a body it cannot decode gives
- *     NFS4ERR_BADXDR and changes nothing).  A status outside Table 2
- *     becomes NFS4ERR_SERVERFAULT.
+ *  9. the FSAL's layout_wcc method, called WITHOUT the object's state
+ *     lock (it decodes the body, owner strings included, before it takes
+ *     the lock for the layout state); its status is the result (a body it
+ *     cannot decode gives NFS4ERR_BADXDR and changes nothing).  A status
+ *     outside Table 2 becomes NFS4ERR_SERVERFAULT.
  *
  * Grace: LAYOUT_WCC is served during the grace period and never answers
  * NFS4ERR_GRACE here.  It reclaims nothing and creates no state; it can
@@ -254,10 +255,13 @@ enum nfs_req_result nfs4_op_layout_wcc(struct nfs_argop4 *op,
 	body.addr = args->lowa_body.lowa_body_val;
 	body.len = args->lowa_body.lowa_body_len;
 
-	STATELOCK_lock(data->current_obj);
+	/* Without the state lock: the FSAL decodes the body (up to 64 KiB, owner
+	 * strings through the idmapper) first and takes the lock itself only
+	 * around what needs it (the layout state's segments, the apply).
+	 * layout_state stays referenced until out.
+	 */
 	status = data->current_obj->obj_ops->layout_wcc(
 	    data->current_obj, args->lowa_type, layout_state, &body);
-	STATELOCK_unlock(data->current_obj);
 
 	status = layout_wcc_fsal_status(status);
 

@@ -130,6 +130,8 @@ Counters stats(Export& exp) {
     add("wcc.entries_ignored_stale", w.entries_ignored_stale);
     add("wcc.entries_ignored_unauthorised", w.entries_ignored_unauthorised);
     add("wcc.entries_ignored_invalid", w.entries_ignored_invalid);
+    add("wcc.entries_ignored_future_ctime", w.entries_ignored_future_ctime);
+    add("wcc.entries_ignored_stale_mirror", w.entries_ignored_stale_mirror);
     add("wcc.entries_untrusted", w.entries_untrusted);
     add("wcc.attrs_unauthorised", w.attrs_unauthorised);
     add("wcc.credential_mismatches", w.credential_mismatches);
@@ -137,6 +139,8 @@ Counters stats(Export& exp) {
     add("wcc.credential_repairs_coalesced", w.credential_repairs_coalesced);
     add("wcc.credential_repairs_done", w.credential_repairs_done);
     add("wcc.credential_repairs_failed", w.credential_repairs_failed);
+    add("wcc.owners_unknown", w.owners_unknown);
+    add("wcc.owner_lookups", w.owner_lookups);
     add("wcc.getattr_overlays", w.overlay_calls);
     add("wcc.getattr_from_cache", w.overlay_cached);
     add("wcc.getattr_fetched", w.overlay_fetched);
@@ -158,6 +162,7 @@ Counters stats(Export& exp) {
     add("cache.entries_ignored_stale", c.entries_ignored_stale);
     add("cache.entries_ignored_unauthorised", c.entries_ignored_unauthorised);
     add("cache.entries_ignored_invalid", c.entries_ignored_invalid);
+    add("cache.entries_ignored_future", c.entries_ignored_future);
     add("cache.credential_checks", c.credential_checks);
     add("cache.credential_mismatches", c.credential_mismatches);
     add("cache.ds_getattr_applied", c.ds_getattr_applied);

@@ -118,3 +118,20 @@ unsigned int ff_layout_state_segments(
 	}
 	return n;
 }
+
+struct fsal_obj_handle *ff_layout_state_lock(struct state_t *state)
+{
+	struct fsal_obj_handle *obj = get_state_obj_ref(state);
+
+	if (obj != NULL)
+		STATELOCK_lock(obj);
+	return obj;
+}
+
+void ff_layout_state_unlock(struct fsal_obj_handle *obj)
+{
+	if (obj == NULL)
+		return;
+	STATELOCK_unlock(obj);
+	obj->obj_ops->put_ref(obj);
+}

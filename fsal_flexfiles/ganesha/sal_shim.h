@@ -63,6 +63,18 @@ unsigned int ff_layout_state_segments(struct state_t *state,
 						 void *arg),
 				      void *arg);
 
+/*
+ * The state lock (STATELOCK_lock) of the object a layout state belongs to,
+ * for the layout methods Ganesha calls without it (layout_wcc: the FSAL
+ * decodes the body first and takes the lock only to read the layout state and
+ * apply). The object is the one Ganesha keeps the state on (MDCACHE's entry,
+ * not the FSAL's own handle, which has no state_hdl). Returns the object,
+ * referenced and locked, or NULL when the state no longer has one (it is
+ * being freed); give it to ff_layout_state_unlock (NULL is fine).
+ */
+struct fsal_obj_handle *ff_layout_state_lock(struct state_t *state);
+void ff_layout_state_unlock(struct fsal_obj_handle *obj);
+
 #ifdef __cplusplus
 }
 #endif

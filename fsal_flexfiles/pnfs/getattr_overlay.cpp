@@ -18,7 +18,6 @@
 #include "cache/overlay.hpp"
 #include "export.hpp"
 #include "fleet/fleet.hpp"
-#include "ganesha/fattr_shim.h"
 #include "handle.hpp"
 #include "mds/ds_getattr.hpp"
 #include "pnfs/layout_ops.hpp"

@@ -5,19 +5,25 @@
 // the export's attribute cache by the rules of core/cache/wcc_apply.hpp. See LAYOUT_WCC.md.
 //
 // Threading
-//   layout_wcc runs on a Ganesha worker with the object's state lock held: it decodes,
-//   applies to the RCU cache (lock-free) and only submits credential repairs (a queue push
-//   to the data server's event thread), never waiting for a data server. A repair's answer
+//   layout_wcc runs on a Ganesha worker; the op handler (protocols/) does not hold the
+//   object's state lock. The body is decoded and its owner strings mapped (bounded per body,
+//   owner_map.hpp) first, without any lock; the state lock is taken only to read the layout
+//   state (its segments, what it was granted) and apply to the RCU cache (lock-free), so
+//   that LAYOUTRETURN and fencing cannot interleave with the apply. Credential repairs are
+//   submitted after the lock is released (a queue push to the data server's event thread);
+//   nothing waits for a data server. A repair's answer
 //   runs on the fleet's event thread and touches only the export's cache, counters and
 //   repair tracker; the export tears the fleet down before them (export.hpp).
 #include "pnfs/layout_wcc.hpp"
 
 #include "cache/ds_attrs.hpp"
+#include "cache/owner_map.hpp"
 #include "cache/wcc_apply.hpp"
 #include "cache/wcc_body.hpp"
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "ganesha/fattr_shim.h"
+#include "ganesha/sal_shim.h"
 #include "handle.hpp"
 #include "pnfs/layout_ops.hpp"
 
@@ -26,6 +32,7 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <string>
 #include <vector>
@@ -37,69 +44,12 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Decoding
 
-static_assert(FF_WCC_A_SIZE == kAttrSize && FF_WCC_A_SPACE_USED == kAttrSpaceUsed &&
-              FF_WCC_A_MODE == kAttrMode && FF_WCC_A_OWNER == kAttrOwner &&
-              FF_WCC_A_GROUP == kAttrGroup && FF_WCC_A_ATIME == kAttrAtime &&
-              FF_WCC_A_MTIME == kAttrMtime && FF_WCC_A_CTIME == kAttrCtime);
-
-std::optional<NfsTime> time_of(const ff_wcc_time& t) {
-    return NfsTime::from_parts(t.sec, t.nsec);
-}
-
-const char* nfs4_status_name(int st) {
-    switch (st) {
-    case NFS4ERR_BADXDR:
-        return "NFS4ERR_BADXDR";
-    case NFS4ERR_INVAL:
-        return "NFS4ERR_INVAL";
-    case NFS4ERR_BADOWNER:
-        return "NFS4ERR_BADOWNER";
-    case NFS4ERR_ATTRNOTSUPP:
-        return "NFS4ERR_ATTRNOTSUPP";
-    default:
-        return "an NFSv4 error";
-    }
-}
-
-// ffdsw_attributes through Ganesha's fattr4 decoder (SETATTR's; owners via the idmapper).
-// Anything it refuses other than BADXDR is NFS4ERR_INVAL for LAYOUT_WCC: BADOWNER and
-// ATTRNOTSUPP are not in RFC 9766 Table 2.
-BodyStatus decode_with_ganesha(const Fattr4View& f, DsAttrs& out, std::string& why) {
-    ff_wcc_attrs a{};
-    const int st = ff_wcc_decode_fattr4(f.mask.data(), Fattr4View::kWords,
-                                        reinterpret_cast<const char*>(f.values.data()),
-                                        static_cast<unsigned>(f.values.size()), &a);
-    if (st != NFS4_OK) {
-        why = std::string("fattr4 values: ") + nfs4_status_name(st);
-        return st == NFS4ERR_BADXDR ? BodyStatus::BadXdr : BodyStatus::Inval;
-    }
-    out = DsAttrs{};
-    out.size = a.size;
-    out.space_used = a.space_used;
-    out.mode = a.mode;
-    out.uid = a.uid;
-    out.gid = a.gid;
-    out.valid =
-        static_cast<std::uint16_t>(a.valid & ~(FF_WCC_A_ATIME | FF_WCC_A_MTIME | FF_WCC_A_CTIME));
-    struct {
-        std::uint32_t bit;
-        const ff_wcc_time& t;
-        NfsTime& to;
-    } times[] = {{FF_WCC_A_ATIME, a.atime, out.atime},
-                 {FF_WCC_A_MTIME, a.mtime, out.mtime},
-                 {FF_WCC_A_CTIME, a.ctime, out.ctime}};
-    for (auto& t : times) {
-        if ((a.valid & t.bit) == 0)
-            continue;
-        const std::optional<NfsTime> v = time_of(t.t);
-        if (!v) {
-            why = "a time outside what the server can represent";
-            return BodyStatus::Inval;
-        }
-        t.to = *v;
-        out.valid |= static_cast<std::uint16_t>(t.bit);
-    }
-    return BodyStatus::Ok;
+// Names (not decimal ids) through Ganesha's idmapper; OwnerMap bounds how many per body.
+std::optional<std::uint32_t> idmapper_lookup(std::string_view name, bool group) {
+    std::uint32_t id = 0;
+    if (ff_wcc_name_to_id(name.data(), name.size(), group ? 1 : 0, &id) == 0)
+        return id;
+    return std::nullopt;
 }
 
 // The decoded body, freed with it.
@@ -218,6 +168,20 @@ bool layout_fenced(const mds::DataFileMap& granted, const mds::DataFileMap& now)
     return false;
 }
 
+// The state lock of the layout state's object for one scope (Ganesha's STATELOCK_lock,
+// through the C shim); held() is false when the state has no object any more.
+class StateLock {
+public:
+    explicit StateLock(state_t* state) : obj_(ff_layout_state_lock(state)) {}
+    ~StateLock() { ff_layout_state_unlock(obj_); }
+    StateLock(const StateLock&) = delete;
+    StateLock& operator=(const StateLock&) = delete;
+    bool held() const { return obj_ != nullptr; }
+
+private:
+    fsal_obj_handle* obj_;
+};
+
 } // namespace
 
 nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
@@ -243,34 +207,67 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
         }
         const std::vector<BodyEntry> entries = entries_of(decoded.body);
 
-        Handle* handle = Handle::of(obj_hdl);
-        std::shared_ptr<const mds::DataFileMap> map = handle->data_files();
-        const std::optional<layout::GrantedLayout> granted = layout::granted_layout(state);
-        // A fenced layout no longer opens its data files: what its holder reports may not
-        // set the size or times (RFC 8435 section 2.2: the MDS revoked its access). Its
-        // stateid is still valid, and RFC 9766 section 3.4.1 expects exactly this report
-        // after the data servers answered NFS4ERR_ACCESS: OK, nothing applied.
-        if (granted && map && layout_fenced(granted->files, *map)) {
-            counters.add(WccCounters::kOps);
-            counters.add(WccCounters::kOpsFenced);
+        // Values and owner strings, before any lock: a body's worth of idmapper lookups must
+        // not hold up the file's other state operations.
+        OwnerMap owners(idmapper_lookup);
+        const Validation validated = validate_entries(entries, table1_decoder(owners));
+        counters.add(WccCounters::kOwnerLookups, owners.lookups());
+        counters.add(WccCounters::kOwnersUnknown, owners.unknown());
+        if (owners.unknown() != 0)
             LogInfo(COMPONENT_PNFS,
                     "%s: LAYOUT_WCC for fileid %" PRIu64
-                    " through a layout fenced since it was granted: nothing applied",
-                    exp->label().c_str(), obj_hdl->fileid);
-            return NFS4_OK;
-        }
-        const LayoutAuthority authority = !granted              ? LayoutAuthority::None
-                                          : granted->read_write ? LayoutAuthority::ReadWrite
-                                                                : LayoutAuthority::Read;
+                    ": %zu owner string(s) map to no id (%zu past the bound of %zu lookups "
+                    "per body): unknown, not compared",
+                    exp->label().c_str(), obj_hdl->fileid, owners.unknown(), owners.over_bound(),
+                    kMaxOwnerLookupsPerBody);
+
+        Handle* handle = Handle::of(obj_hdl);
+        std::shared_ptr<const mds::DataFileMap> map = handle->data_files();
         mds::DataFileMap no_files;
         no_files.file_id = obj_hdl->fileid;
         const mds::DataFileMap& files = map ? *map : no_files;
-        if (!map)
-            counters.add(WccCounters::kOpsNoDataFiles);
+        ApplyPolicy policy;
+        policy.trust_wcc = exp->runtime().policy.trust_wcc();
+        const std::int64_t skew_ns =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(exp->config().wcc_max_ctime_skew)
+                .count();
+        policy.limits.max_ctime = NfsTime{wall_clock_now().ns + skew_ns};
+        policy.stale_mirrors = exp->stale_mirrors().of(files.file_id);
 
-        const ApplyOutcome out = apply_layout_wcc(
-            exp->cache(), files, granted ? &granted->files : nullptr, entries, decode_with_ganesha,
-            authority, ApplyPolicy{exp->runtime().policy.trust_wcc()}, exp->repairs(), counters);
+        ApplyOutcome out;
+        LayoutAuthority authority = LayoutAuthority::None;
+        {
+            StateLock locked(state);
+            if (!locked.held()) {
+                counters.add(WccCounters::kOps);
+                LogInfo(COMPONENT_PNFS,
+                        "%s: LAYOUT_WCC for fileid %" PRIu64
+                        ": the layout state is going away: NFS4ERR_BAD_STATEID",
+                        exp->label().c_str(), obj_hdl->fileid);
+                return NFS4ERR_BAD_STATEID;
+            }
+            const std::optional<layout::GrantedLayout> granted = layout::granted_layout(state);
+            // A fenced layout no longer opens its data files: what its holder reports may not
+            // set the size or times (RFC 8435 section 2.2: the MDS revoked its access). Its
+            // stateid is still valid, and RFC 9766 section 3.4.1 expects exactly this report
+            // after the data servers answered NFS4ERR_ACCESS: OK, nothing applied.
+            if (granted && map && layout_fenced(granted->files, *map)) {
+                counters.add(WccCounters::kOps);
+                counters.add(WccCounters::kOpsFenced);
+                LogInfo(COMPONENT_PNFS,
+                        "%s: LAYOUT_WCC for fileid %" PRIu64
+                        " through a layout fenced since it was granted: nothing applied",
+                        exp->label().c_str(), obj_hdl->fileid);
+                return NFS4_OK;
+            }
+            authority = !granted              ? LayoutAuthority::None
+                        : granted->read_write ? LayoutAuthority::ReadWrite
+                                              : LayoutAuthority::Read;
+            if (!map)
+                counters.add(WccCounters::kOpsNoDataFiles);
+            out = apply_layout_wcc(exp->cache(), files, granted ? &granted->files : nullptr,
+                                   entries, validated, authority, policy, exp->repairs(), counters);
+        }
 
         if (out.status != BodyStatus::Ok) {
             LogInfo(COMPONENT_PNFS, "%s: LAYOUT_WCC for fileid %" PRIu64 ": %s: %s",
@@ -284,14 +281,23 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
         }
         LogDebug(COMPONENT_PNFS,
                  "%s: LAYOUT_WCC fileid %" PRIu64 " (%s layout): %zu entries, %u applied, %u "
-                 "stale, %u unauthorised, %u unmatched, %u empty%s",
+                 "stale, %u unauthorised, %u unmatched, %u empty, %u future ctime, %u stale "
+                 "mirror%s",
                  exp->label().c_str(), obj_hdl->fileid,
                  authority == LayoutAuthority::ReadWrite ? "RW"
                  : authority == LayoutAuthority::Read    ? "READ"
                                                          : "no",
                  entries.size(), out.cache.applied, out.cache.ignored_stale,
-                 out.cache.ignored_unauthorised, out.unmatched, out.empty,
-                 out.untrusted ? " (Trust_WCC = false: ignored)" : "");
+                 out.cache.ignored_unauthorised, out.unmatched, out.empty, out.cache.ignored_future,
+                 out.stale_mirror, out.untrusted ? " (Trust_WCC = false: ignored)" : "");
+        if (out.cache.ignored_future != 0 || out.stale_mirror != 0)
+            LogInfo(COMPONENT_PNFS,
+                    "%s: LAYOUT_WCC for fileid %" PRIu64
+                    ": %u entr(y/ies) with a time_metadata more than %lld s ahead of this "
+                    "server's clock and %u for a stale mirror ignored",
+                    exp->label().c_str(), obj_hdl->fileid, out.cache.ignored_future,
+                    static_cast<long long>(exp->config().wcc_max_ctime_skew.count()),
+                    out.stale_mirror);
         if (!out.repairs.empty())
             send_repairs(*exp, files, out.repairs);
         return NFS4_OK;

@@ -12,11 +12,9 @@ constexpr std::size_t kMaxEncodedSize = 256u << 20;
 
 std::vector<char> xdr_encode(std::size_t size_hint, const char* what,
                              const std::function<bool(XDR*)>& fill) {
-    std::size_t size = std::max<std::size_t>(size_hint, 256);
-    for (int attempt = 0; attempt < 2; ++attempt, size *= 4) {
-        if (size > kMaxEncodedSize) {
-            break;
-        }
+    // The hint can be far off (a compound with a 64 KiB opaque body): grow until it fits.
+    for (std::size_t size = std::max<std::size_t>(size_hint, 256); size <= kMaxEncodedSize;
+         size *= 4) {
         std::vector<char> buf(size);
         XDR x{};
         xdrmem_ncreate(&x, buf.data(), static_cast<u_int>(buf.size()), XDR_ENCODE);

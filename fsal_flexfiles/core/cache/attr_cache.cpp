@@ -30,6 +30,7 @@ enum Counter : std::size_t {
     kStale,
     kUnauthorised,
     kInvalid,
+    kFuture,
     kAttrsUnauthorised,
     kCredChecks,
     kCredMismatches,
@@ -143,8 +144,9 @@ void AttrCache::wait_for_reclaim() {
 }
 
 WccResult AttrCache::apply_wcc(FileId file, Iomode iomode, std::span<const WccReport> reports,
-                               std::span<Outcome> per_entry, std::int64_t now_ns) {
-    const ApplyRules rules = client_report_rules(iomode);
+                               std::span<Outcome> per_entry, std::int64_t now_ns,
+                               const ReportLimits& limits) {
+    const ApplyRules rules = client_report_rules(iomode, limits);
     const bool want_outcomes = per_entry.size() == reports.size();
     WccResult res;
     auto edit = [&](Draft& d) {
@@ -191,6 +193,7 @@ WccResult AttrCache::apply_wcc(FileId file, Iomode iomode, std::span<const WccRe
     c.add(kUnauthorised, res.ignored_unauthorised);
     c.add(kUnmatched, res.ignored_unmatched);
     c.add(kInvalid, res.ignored_invalid);
+    c.add(kFuture, res.ignored_future);
     c.add(kAttrsUnauthorised, res.attrs_unauthorised);
     return res;
 }
@@ -365,6 +368,7 @@ CacheStats AttrCache::stats() const {
     s.entries_ignored_stale = c.sum(kStale);
     s.entries_ignored_unauthorised = c.sum(kUnauthorised);
     s.entries_ignored_invalid = c.sum(kInvalid);
+    s.entries_ignored_future = c.sum(kFuture);
     s.attrs_unauthorised = c.sum(kAttrsUnauthorised);
     s.credential_checks = c.sum(kCredChecks);
     s.credential_mismatches = c.sum(kCredMismatches);

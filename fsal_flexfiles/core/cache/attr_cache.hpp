@@ -40,6 +40,7 @@ struct CacheStats {
     std::uint64_t entries_ignored_stale = 0;
     std::uint64_t entries_ignored_unauthorised = 0;
     std::uint64_t entries_ignored_invalid = 0;
+    std::uint64_t entries_ignored_future = 0; // ctime beyond ReportLimits::max_ctime
     std::uint64_t attrs_unauthorised = 0;
     std::uint64_t credential_checks = 0;
     std::uint64_t credential_mismatches = 0;
@@ -69,12 +70,14 @@ public:
     /// entries are published together (one snapshot). Entries for the same slot are taken
     /// in order.
     /// per_entry, when its size matches reports, receives each entry's outcome (for logs).
+    /// limits bound what the client may say (a ctime too far ahead: IgnoredFuture).
     WccResult apply_wcc(FileId file, Iomode iomode, std::span<const WccReport> reports,
-                        std::span<Outcome> per_entry = {},
-                        std::int64_t now_ns = monotonic_now_ns());
+                        std::span<Outcome> per_entry = {}, std::int64_t now_ns = monotonic_now_ns(),
+                        const ReportLimits& limits = {});
 
-    /// The MDS's own GETATTR answer; issued_ns is when the GETATTR was sent (it orders the
-    /// answer against barriers).
+    /// The MDS's own GETATTR answer (or post-op attributes of its own I/O); issued_ns is when
+    /// the request was sent: it orders the answer against barriers, and the answer replaces
+    /// a client-reported record learned before it whatever their ctimes (attr_rules.hpp).
     Outcome apply_ds_getattr(const DataFileKey& key, const DsAttrs& attrs, std::int64_t issued_ns,
                              std::int64_t now_ns = monotonic_now_ns());
 

@@ -16,14 +16,28 @@ using enum Record::Flag;
 // ---------------------------------------------------------------------------------------
 // One report against one data file's record
 
+namespace {
+
+bool from_mds(Source s) {
+    return s == Source::DsGetattr || s == Source::MdsWrite;
+}
+
+} // namespace
+
 Outcome apply_to_record(Record& rec, bool have_barrier, const DsAttrs& r, const ApplyRules& rules,
                         std::int64_t now_ns, std::uint32_t& dropped) {
     dropped = 0;
     if (!r.has(kAttrCtime)) {
         return Outcome::IgnoredInvalid;
     }
+    if (rules.from_client && r.ctime > rules.max_ctime) {
+        return Outcome::IgnoredFuture;
+    }
     const bool cached_ctime = rec.attrs.has(kAttrCtime);
-    if (cached_ctime && r.ctime < rec.attrs.ctime) {
+    // The MDS's own answer replaces what a client reported before the MDS asked.
+    const bool replaces_client = !rules.from_client && cached_ctime && rec.source == Source::Wcc &&
+                                 rules.issued_ns >= rec.learned_ns;
+    if (cached_ctime && r.ctime < rec.attrs.ctime && !replaces_client) {
         return Outcome::IgnoredStale;
     }
     if (!rules.issued_after_barrier) {
@@ -35,12 +49,24 @@ Outcome apply_to_record(Record& rec, bool have_barrier, const DsAttrs& r, const 
         }
     }
     const std::uint16_t offered = r.valid & kAttrsAll;
-    const std::uint16_t allowed = offered & rules.authority;
+    std::uint16_t allowed = offered & rules.authority;
     dropped = static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(offered & ~allowed)));
     if (allowed == 0) {
         return Outcome::IgnoredUnauthorised;
     }
+    if (!cached_ctime && !(allowed & kAttrCtime)) {
+        // A READ report never creates a record: one without ctime would make the file look
+        // cached with nothing ordered in it.
+        return Outcome::IgnoredUnauthorised;
+    }
     const bool tie = cached_ctime && r.ctime == rec.attrs.ctime;
+    if (tie && rules.from_client && from_mds(rec.source)) {
+        // The data server's own word for this ctime stands; atime may still move forward.
+        allowed &= kAttrAtime;
+        if (allowed == 0) {
+            return Outcome::IgnoredStale;
+        }
+    }
     DsAttrs& a = rec.attrs;
     if (allowed & kAttrSize) {
         a.size = r.size;
@@ -76,6 +102,10 @@ Outcome apply_to_record(Record& rec, bool have_barrier, const DsAttrs& r, const 
         }
         if (rules.issued_after_barrier) {
             rec.flags &= static_cast<std::uint8_t>(~kUnordered);
+            // Asked after the barrier: the data file's ctime at the barrier was no later.
+            if ((rec.flags & kHasFloor) && rec.floor > r.ctime) {
+                rec.floor = r.ctime;
+            }
         }
     }
     a.valid |= allowed;

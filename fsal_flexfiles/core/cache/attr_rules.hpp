@@ -10,9 +10,22 @@
 // Ordering (never replace newer with older), per data file
 //   - Every report must carry time_metadata (the data file's ctime on its data server); a
 //     report without one cannot be ordered and is ignored (counted as invalid).
-//   - A report whose ctime is older than the cached ctime is stale: ignored, counted.
-//   - Tie (same ctime): the later arrival wins for every field it is allowed to set, except
-//     atime, which never moves backwards on a tie (atime changes without a ctime change).
+//   - A client's report whose ctime is ahead of the MDS's wall clock by more than
+//     WCC_Max_Ctime_Skew (ApplyRules::max_ctime) is refused (IgnoredFuture, counted): one
+//     ctime in the future would make every later honest report and data-server answer look
+//     stale.
+//   - A report whose ctime is older than the cached ctime is stale: ignored, counted. One
+//     exception: the MDS's own sources (DS_GETATTR, MDS_WRITE) replace a record a client
+//     reported (Source::Wcc) whatever its ctime, when the MDS sent its request after that
+//     record was learned (ApplyRules::issued_ns >= Record::learned_ns). What the data
+//     server itself said beats what a client said it said; a wedged record heals at the
+//     next data-server answer.
+//   - Tie (same ctime), by who reported the cached record and who reports now:
+//       client over client: the later arrival wins for every field it may set;
+//       MDS source over anything: the later arrival wins;
+//       client over an MDS source's record: the record stands (the data server's own word
+//         for that ctime), only atime may move forward; nothing else offered: stale.
+//     In every case atime never moves backwards on a tie (atime changes without ctime).
 //   - Barrier: a LAYOUTCOMMIT or MDS SETATTR(size) records, per data file, a floor = the
 //     newest ctime known for that data file at that moment (for SETATTR(size): the ctime
 //     the data server returned for the truncate, when the caller passes it). A later report
@@ -21,12 +34,17 @@
 //     client reports for it are ignored until an MDS GETATTR issued after the barrier (by
 //     the MDS monotonic clock, strictly after) re-establishes its ctime. A LAYOUTCOMMIT does
 //     not need that: it can only grow the file (RFC 8881 18.42.3), so its size is a floor
-//     for the merged size until the next SETATTR(size).
+//     for the merged size until the next SETATTR(size). An MDS answer issued after the
+//     barrier also lowers a floor above its ctime (a floor taken from a client's ctime
+//     that the data server never reached).
 // Authority (who may set what)
 //   - A client report comes with the iomode of the reporter's layout. READ_WRITE may set
 //     every attribute. READ may move atime only; everything else in its report is ignored
 //     and counted per attribute (attrs_unauthorised); an entry with nothing left is counted
-//     as ignored_unauthorised. A READ report never refreshes a record's learned time.
+//     as ignored_unauthorised. A READ report never refreshes a record's learned time, and
+//     it never creates a record: it applies only onto a record that already has a ctime
+//     (otherwise ignored_unauthorised). A record without ctime would make the file look
+//     cached with nothing to answer size from.
 //   - The MDS's own sources (DS_GETATTR, MDS_WRITE, LAYOUTCOMMIT) have full authority.
 //   - mode/uid/gid are the data file's credentials on its data server, never the file's:
 //     stored, compared with the expected fencing credentials (compare_credentials), and
@@ -86,21 +104,23 @@ constexpr bool valid_slot(DataFileSlot s) {
 
 /// Who sent a report decides how it is applied.
 struct ApplyRules {
-    std::uint16_t authority;   // AttrBits this source may set
-    Source source;             // what the record's source becomes
-    bool from_client;          // LAYOUT_WCC: its atime only moves forward
-    bool issued_after_barrier; // an MDS GETATTR sent strictly after the last barrier
+    std::uint16_t authority;      // AttrBits this source may set
+    Source source;                // what the record's source becomes
+    bool from_client;             // LAYOUT_WCC: its atime only moves forward
+    bool issued_after_barrier;    // an MDS GETATTR sent strictly after the last barrier
+    std::int64_t issued_ns = 0;   // MDS sources: when the request was sent (monotonic)
+    NfsTime max_ctime{INT64_MAX}; // clients: a ctime beyond it is refused (IgnoredFuture)
 };
 
 // client_report_rules, ds_getattr_rules and count_outcome are inline: every update runs them.
 
 /// A LAYOUT_WCC report from a client holding a layout of this iomode: ReadWrite may set
 /// every attribute, Read atime only, an iomode outside layoutiomode4's two nothing.
-inline ApplyRules client_report_rules(Iomode iomode) {
+inline ApplyRules client_report_rules(Iomode iomode, const ReportLimits& limits = {}) {
     const std::uint16_t authority = iomode == Iomode::ReadWrite ? kAttrsAll
                                     : iomode == Iomode::Read    ? kAttrsReadAuthority
                                                                 : 0;
-    return ApplyRules{authority, Source::Wcc, true, false};
+    return ApplyRules{authority, Source::Wcc, true, false, 0, limits.max_ctime};
 }
 
 /// The MDS's own GETATTR answer, sent at issued_ns (the monotonic clock): full authority.
@@ -108,7 +128,7 @@ inline ApplyRules client_report_rules(Iomode iomode) {
 /// strictly after the barrier was recorded.
 inline ApplyRules ds_getattr_rules(const Record* barrier, std::int64_t issued_ns) {
     const bool after = barrier != nullptr && issued_ns > barrier->learned_ns;
-    return ApplyRules{kAttrsAll, Source::DsGetattr, false, after};
+    return ApplyRules{kAttrsAll, Source::DsGetattr, false, after, issued_ns};
 }
 
 /// One report against one data file's record (a zero Record with only its slot set for a
@@ -135,6 +155,9 @@ inline void count_outcome(WccResult& res, Outcome o, std::uint32_t dropped) {
         break;
     case Outcome::IgnoredUnmatched:
         res.ignored_unmatched++;
+        break;
+    case Outcome::IgnoredFuture:
+        res.ignored_future++;
         break;
     default:
         res.ignored_invalid++;

@@ -18,6 +18,12 @@ std::int64_t monotonic_now_ns() {
     return static_cast<std::int64_t>(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
 }
 
+NfsTime wall_clock_now() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return NfsTime{static_cast<std::int64_t>(ts.tv_sec) * kNsPerSec + ts.tv_nsec};
+}
+
 std::optional<NfsTime> NfsTime::from_parts(std::int64_t seconds, std::uint32_t nseconds) {
     if (nseconds >= kNsPerSec) {
         return std::nullopt;
@@ -72,6 +78,8 @@ const char* to_string(Outcome o) {
         return "applied_partly";
     case Outcome::IgnoredStale:
         return "ignored_stale";
+    case Outcome::IgnoredFuture:
+        return "ignored_future";
     case Outcome::IgnoredUnauthorised:
         return "ignored_unauthorised";
     case Outcome::IgnoredUnmatched:

@@ -99,6 +99,7 @@ enum class Outcome : std::uint8_t {
     Applied,             // everything offered was authorised and stored
     AppliedPartly,       // stored; some attributes were unauthorised and dropped
     IgnoredStale,        // older than the cache or than a barrier
+    IgnoredFuture,       // a client's ctime too far ahead of the MDS's clock (ReportLimits)
     IgnoredUnauthorised, // nothing offered was authorised for this iomode
     IgnoredUnmatched,    // the triple named no data file of the layout
     IgnoredInvalid,      // no ctime, or a reserved slot index
@@ -119,8 +120,15 @@ struct WccResult {
     std::uint32_t ignored_unauthorised = 0;
     std::uint32_t ignored_unmatched = 0;
     std::uint32_t ignored_invalid = 0;
+    std::uint32_t ignored_future = 0;     // ctime beyond ReportLimits::max_ctime
     std::uint32_t attrs_unauthorised = 0; // attribute values dropped for authority
     bool out_of_memory = false;           // nothing was applied
+};
+
+/// What a client's report may say, set per operation by the caller (LAYOUT_WCC:
+/// max_ctime = the MDS's wall clock + WCC_Max_Ctime_Skew).
+struct ReportLimits {
+    NfsTime max_ctime{INT64_MAX}; // a report's ctime beyond it: IgnoredFuture
 };
 
 /// A data file the MDS just truncated, with the post-operation attributes its data server
@@ -166,5 +174,8 @@ const char* to_string(CredCheck c);
 
 /// Monotonic clock in ns (CLOCK_MONOTONIC), the time base of learned_ns and barriers.
 std::int64_t monotonic_now_ns();
+
+/// The MDS's wall clock (CLOCK_REALTIME), what reported ctimes are compared with.
+NfsTime wall_clock_now();
 
 } // namespace flexfiles::wcc

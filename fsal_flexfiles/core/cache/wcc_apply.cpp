@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "cache/wcc_apply.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace flexfiles::wcc {
@@ -35,10 +36,18 @@ ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
                               const AttrDecoder& decode, LayoutAuthority authority,
                               const ApplyPolicy& policy, RepairTracker& repairs,
                               WccCounters& counters, std::int64_t now_ns) {
+    return apply_layout_wcc(cache, map, layout, entries, validate_entries(entries, decode),
+                            authority, policy, repairs, counters, now_ns);
+}
+
+ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
+                              const mds::DataFileMap* layout, std::span<const BodyEntry> entries,
+                              const Validation& v, LayoutAuthority authority,
+                              const ApplyPolicy& policy, RepairTracker& repairs,
+                              WccCounters& counters, std::int64_t now_ns) {
     ApplyOutcome out;
     counters.add(WccCounters::kOps);
 
-    Validation v = validate_entries(entries, decode);
     if (v.status != BodyStatus::Ok) {
         out.status = v.status;
         out.bad_entry = v.bad_entry;
@@ -70,17 +79,38 @@ ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
         return out;
     }
 
+    // Entries naming a mirror that is stale now never reach the cache.
     std::vector<Outcome> outcome(r.reports.size(), Outcome::IgnoredUnmatched);
-    if (!r.reports.empty()) {
+    std::vector<WccReport> to_apply;
+    std::vector<std::size_t> report_of; // to_apply[j] is r.reports[report_of[j]]
+    to_apply.reserve(r.reports.size());
+    report_of.reserve(r.reports.size());
+    for (std::size_t i = 0; i < r.reports.size(); ++i) {
+        const std::optional<std::size_t> df = r.data_file_of_report[i];
+        if (df && std::find(policy.stale_mirrors.begin(), policy.stale_mirrors.end(),
+                            map.files[*df].mirror) != policy.stale_mirrors.end()) {
+            out.stale_mirror++;
+            continue;
+        }
+        to_apply.push_back(r.reports[i]);
+        report_of.push_back(i);
+    }
+    counters.add(WccCounters::kEntriesStaleMirror, out.stale_mirror);
+    if (!to_apply.empty()) {
         const Iomode io =
             authority == LayoutAuthority::ReadWrite ? Iomode::ReadWrite : Iomode::Read;
-        out.cache = cache.apply_wcc(map.file_id, io, r.reports, outcome, now_ns);
+        std::vector<Outcome> applied(to_apply.size(), Outcome::IgnoredUnmatched);
+        out.cache = cache.apply_wcc(map.file_id, io, to_apply, applied, now_ns, policy.limits);
+        for (std::size_t j = 0; j < applied.size(); ++j) {
+            outcome[report_of[j]] = applied[j];
+        }
     }
     counters.add(WccCounters::kEntriesApplied, out.cache.applied);
     counters.add(WccCounters::kEntriesUnmatched, out.cache.ignored_unmatched);
     counters.add(WccCounters::kEntriesStale, out.cache.ignored_stale);
     counters.add(WccCounters::kEntriesUnauthorised, out.cache.ignored_unauthorised);
     counters.add(WccCounters::kEntriesInvalid, out.cache.ignored_invalid);
+    counters.add(WccCounters::kEntriesFutureCtime, out.cache.ignored_future);
     counters.add(WccCounters::kAttrsUnauthorised, out.cache.attrs_unauthorised);
     if (out.cache.out_of_memory) {
         return out; // nothing was stored; credentials are not judged on it either

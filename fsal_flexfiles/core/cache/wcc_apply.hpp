@@ -13,8 +13,12 @@
 //   3. Authority = the caller's layout iomode (its layout state's segments): ReadWrite may
 //      set size, space_used, mtime, ctime and atime; Read only moves atime (the cache
 //      enforces it per attribute); a layout state with no segment left sets nothing.
-//   4. Resolve every non-empty entry's triple; apply all matched reports as one cache
-//      publication (AttrCache::apply_wcc), unmatched ones are counted there and here.
+//   4. Resolve every non-empty entry's triple. An entry naming a mirror that is stale now
+//      (store/stale_mirrors.hpp: it missed writes since the layout was granted) is ignored
+//      and counted: the layout as granted still names it, but its data file no longer
+//      holds the file's bytes. Apply all other matched reports as one cache publication
+//      (AttrCache::apply_wcc, with ApplyPolicy::limits: a ctime too far in the future is
+//      refused there); unmatched ones are counted there and here.
 //   5. Credentials: mode/uid/gid of a report are the data file's on its data server. For
 //      every matched report whose owner and owner_group differ from the data file's
 //      expected fencing uid/gid, and that was not stale (an old report says nothing about
@@ -22,6 +26,9 @@
 //      the fencing credentials (RFC 9766 3.4.2). At most one repair per data file is in
 //      flight (RepairTracker); the MDS file's own mode and owner are never touched. Reports
 //      from READ layouts count too: a reader that got NFS3ERR_ACCES reports exactly this.
+//      An owner string that mapped to no id (the decoder leaves owner/owner_group out of
+//      the report's valid mask, see owner_map.hpp) is unknown: never a mismatch, never a
+//      repair.
 #pragma once
 
 #include "cache/attr_cache.hpp"
@@ -46,6 +53,8 @@ enum class LayoutAuthority : std::uint8_t {
 
 struct ApplyPolicy {
     bool trust_wcc = true;
+    ReportLimits limits;                      // max_ctime = wall clock + WCC_Max_Ctime_Skew
+    std::vector<std::uint32_t> stale_mirrors; // the file's stale mirrors now
 };
 
 /// A data file whose owner or group differs from the fencing credentials.
@@ -80,6 +89,7 @@ struct ApplyOutcome {
     WccResult cache;        // what AttrCache::apply_wcc did (zero when not called)
     std::uint32_t empty = 0;
     std::uint32_t unmatched = 0;
+    std::uint32_t stale_mirror = 0; // entries naming a stale mirror: ignored
     std::uint32_t credential_mismatches = 0;
     std::uint32_t repairs_coalesced = 0;
     std::vector<CredentialRepair> repairs; // to send; the caller ends each in the tracker
@@ -92,6 +102,14 @@ struct ApplyOutcome {
 ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
                               const mds::DataFileMap* layout, std::span<const BodyEntry> entries,
                               const AttrDecoder& decode, LayoutAuthority authority,
+                              const ApplyPolicy& policy, RepairTracker& repairs,
+                              WccCounters& counters, std::int64_t now_ns = monotonic_now_ns());
+
+/// The same with the entries already validated (validate_entries): the FSAL decodes and
+/// maps owner strings before it takes the file's state lock, then applies under it.
+ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
+                              const mds::DataFileMap* layout, std::span<const BodyEntry> entries,
+                              const Validation& validated, LayoutAuthority authority,
                               const ApplyPolicy& policy, RepairTracker& repairs,
                               WccCounters& counters, std::int64_t now_ns = monotonic_now_ns());
 

@@ -18,6 +18,8 @@ WccStats WccCounters::snapshot() const noexcept {
     s.entries_ignored_stale = get(kEntriesStale);
     s.entries_ignored_unauthorised = get(kEntriesUnauthorised);
     s.entries_ignored_invalid = get(kEntriesInvalid);
+    s.entries_ignored_future_ctime = get(kEntriesFutureCtime);
+    s.entries_ignored_stale_mirror = get(kEntriesStaleMirror);
     s.entries_untrusted = get(kEntriesUntrusted);
     s.attrs_unauthorised = get(kAttrsUnauthorised);
     s.credential_mismatches = get(kCredMismatches);
@@ -25,6 +27,8 @@ WccStats WccCounters::snapshot() const noexcept {
     s.credential_repairs_coalesced = get(kCredRepairsCoalesced);
     s.credential_repairs_done = get(kCredRepairsDone);
     s.credential_repairs_failed = get(kCredRepairsFailed);
+    s.owners_unknown = get(kOwnersUnknown);
+    s.owner_lookups = get(kOwnerLookups);
     s.overlay_cached = get(kOverlayCached);
     s.overlay_fetched = get(kOverlayFetched);
     s.overlay_no_data = get(kOverlayNoData);

@@ -27,6 +27,8 @@ struct WccStats {
     std::uint64_t entries_ignored_stale = 0;
     std::uint64_t entries_ignored_unauthorised = 0; // READ layout offering only non-atime
     std::uint64_t entries_ignored_invalid = 0;      // no time_metadata: cannot be ordered
+    std::uint64_t entries_ignored_future_ctime = 0; // ctime ahead by > WCC_Max_Ctime_Skew
+    std::uint64_t entries_ignored_stale_mirror = 0; // names a mirror that is stale now
     std::uint64_t entries_untrusted = 0;            // entries of Trust_WCC = false bodies
     std::uint64_t attrs_unauthorised = 0;           // attribute values dropped for authority
     // Data-file credentials (fencing uid/gid) reported by clients.
@@ -35,6 +37,9 @@ struct WccStats {
     std::uint64_t credential_repairs_coalesced = 0; // one already in flight for that data file
     std::uint64_t credential_repairs_done = 0;
     std::uint64_t credential_repairs_failed = 0;
+    // Owner strings (owner / owner_group) of the entries.
+    std::uint64_t owners_unknown = 0; // mapped to no id (unmappable, or past the per-body bound)
+    std::uint64_t owner_lookups = 0;  // names looked up through the idmapper
     // GETATTR overlay of regular files.
     std::uint64_t overlay_calls = 0;   // overlay_cached + overlay_fetched
     std::uint64_t overlay_cached = 0;  // answered from the cache, no data-server traffic
@@ -64,6 +69,8 @@ public:
         kEntriesStale,
         kEntriesUnauthorised,
         kEntriesInvalid,
+        kEntriesFutureCtime,
+        kEntriesStaleMirror,
         kEntriesUntrusted,
         kAttrsUnauthorised,
         kCredMismatches,
@@ -71,6 +78,8 @@ public:
         kCredRepairsCoalesced,
         kCredRepairsDone,
         kCredRepairsFailed,
+        kOwnersUnknown,
+        kOwnerLookups,
         kOverlayCached,
         kOverlayFetched,
         kOverlayNoData,

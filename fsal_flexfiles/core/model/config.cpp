@@ -144,6 +144,7 @@ ExportConfig from_parsed(const ff_cfg_export& parsed) {
     cfg.fencing_read_uid = parsed.fencing_read_uid;
     cfg.trust_wcc = parsed.trust_wcc;
     cfg.wcc_max_age = std::chrono::milliseconds(parsed.wcc_max_age_ms);
+    cfg.wcc_max_ctime_skew = std::chrono::seconds(parsed.wcc_max_ctime_skew_s);
     cfg.ds_getattr_deadline = std::chrono::milliseconds(parsed.ds_getattr_deadline_ms);
     cfg.ds_io_timeout = std::chrono::milliseconds(parsed.ds_io_timeout_ms);
     if (parsed.layout_store != nullptr)
@@ -215,6 +216,8 @@ std::vector<std::string> validate(const ExportConfig& cfg) {
     check_read_uid(cfg, problems);
     check_in_range<int64_t>("", "WCC_Max_Age", cfg.wcc_max_age.count(), 0,
                             FF_CFG_WCC_MAX_AGE_MS_MAX, problems);
+    check_in_range<int64_t>("", "WCC_Max_Ctime_Skew", cfg.wcc_max_ctime_skew.count(), 0,
+                            FF_CFG_WCC_MAX_CTIME_SKEW_S_MAX, problems);
     check_in_range<int64_t>("", "DS_Getattr_Deadline", cfg.ds_getattr_deadline.count(),
                             FF_CFG_DS_GETATTR_DEADLINE_MS_MIN, FF_CFG_DS_GETATTR_DEADLINE_MS_MAX,
                             problems);
@@ -248,7 +251,8 @@ std::string describe(const ExportConfig& cfg) {
         << cfg.fencing_gids.min << '-' << cfg.fencing_gids.max << ", READ layouts uid "
         << read_layout_uid(cfg) << ", Trust_WCC = " << (cfg.trust_wcc ? "true" : "false")
         << ", WCC_Max_Age = " << cfg.wcc_max_age.count()
-        << " ms, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count()
+        << " ms, WCC_Max_Ctime_Skew = " << cfg.wcc_max_ctime_skew.count()
+        << " s, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count()
         << " ms, DS_IO_Timeout = " << cfg.ds_io_timeout.count() << " ms, Layout_Store = "
         << (cfg.layout_store.empty() ? std::string("(default)") : cfg.layout_store);
     return out.str();

@@ -58,6 +58,8 @@ struct ExportConfig {
     uint32_t fencing_read_uid = FF_CFG_FENCING_READ_UID_DERIVED;
     bool trust_wcc = FF_CFG_TRUST_WCC_DEFAULT; // accept LAYOUT_WCC attributes
     std::chrono::milliseconds wcc_max_age{FF_CFG_WCC_MAX_AGE_MS_DEFAULT};
+    // How far ahead of the MDS's clock a client-reported ctime may be (core/cache/README.md).
+    std::chrono::seconds wcc_max_ctime_skew{FF_CFG_WCC_MAX_CTIME_SKEW_S_DEFAULT};
     std::chrono::milliseconds ds_getattr_deadline{FF_CFG_DS_GETATTR_DEADLINE_MS_DEFAULT};
     // Deadline of every data-path RPC to a data server (CREATE, REMOVE, READ, WRITE, ...).
     std::chrono::milliseconds ds_io_timeout{FF_CFG_DS_IO_TIMEOUT_MS_DEFAULT};

@@ -16,6 +16,7 @@
  *                                         # the highest id): outside the range
  *           Trust_WCC = true;             # use LAYOUT_WCC attributes from clients
  *           WCC_Max_Age = 1000;           # ms
+ *           WCC_Max_Ctime_Skew = 60;      # s, how far a reported ctime may lead
  *           DS_Getattr_Deadline = 500;    # ms
  *           DS_IO_Timeout = 5000;         # ms, deadline of each data-path RPC
  *           Layout_Store = /var/lib/nfs/ganesha/flexfiles/export-1.db;
@@ -68,6 +69,10 @@ extern "C" {
 #define FF_CFG_TRUST_WCC_DEFAULT true
 #define FF_CFG_WCC_MAX_AGE_MS_MAX 3600000u
 #define FF_CFG_WCC_MAX_AGE_MS_DEFAULT 1000u
+/* A LAYOUT_WCC entry whose time_metadata is ahead of the MDS's clock by more than this is
+ * refused (it would make every later honest report look stale). Seconds. */
+#define FF_CFG_WCC_MAX_CTIME_SKEW_S_MAX 86400u
+#define FF_CFG_WCC_MAX_CTIME_SKEW_S_DEFAULT 60u
 #define FF_CFG_DS_GETATTR_DEADLINE_MS_MIN 1u
 #define FF_CFG_DS_GETATTR_DEADLINE_MS_MAX 60000u
 #define FF_CFG_DS_GETATTR_DEADLINE_MS_DEFAULT 500u
@@ -107,6 +112,7 @@ struct ff_cfg_export {
     uint32_t fencing_read_uid; /* FF_CFG_FENCING_READ_UID_DERIVED when unset */
     bool trust_wcc;
     uint32_t wcc_max_age_ms;
+    uint32_t wcc_max_ctime_skew_s;
     uint32_t ds_getattr_deadline_ms;
     uint32_t ds_io_timeout_ms;
     char* layout_store; /* NULL when the block has no Layout_Store */

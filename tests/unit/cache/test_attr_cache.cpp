@@ -210,6 +210,54 @@ void barrier_setattr_size_stands_in_for_a_size_the_fresher_report_lacks(void**) 
     assert_int_equal(m.attrs.mtime.ns, 50);
 }
 
+// ---- bounds on what a client says (issue #13) ------------------------------------------
+
+void bounds_future_ctime_is_refused_and_counted(void**) {
+    AttrCache c;
+    ReportLimits limits;
+    limits.max_ctime = NfsTime{1000};
+    const std::array<WccReport, 2> r{WccReport{kM0, full(77, 5000, 5000, 5000)},
+                                     WccReport{kM1, full(300, 900, 900, 900)}};
+    std::array<Outcome, 2> per{};
+    const WccResult res = c.apply_wcc(kFile, Iomode::ReadWrite, r, per, kNow, limits);
+    assert_int_equal(res.ignored_future, 1);
+    assert_int_equal(res.applied, 1);
+    assert_true(per[0] == Outcome::IgnoredFuture);
+    assert_false(c.lookup(DataFileKey{kFile, kM0}).has_value());
+    assert_int_equal(merged(c).attrs.size, 300);
+    assert_int_equal(c.stats().entries_ignored_future, 1);
+}
+
+void bounds_a_wedged_file_heals_at_the_next_data_server_answer(void**) {
+    AttrCache c;
+    // No limit (as before WCC_Max_Ctime_Skew): a client's ctime in 2100 gets in.
+    wcc(c, Iomode::ReadWrite, kM0,
+        full(77, 4'102'444'800'000'000'000, 4'102'444'800'000'000'000, 1), kNow);
+    assert_int_equal(merged(c).attrs.size, 77);
+    // The MDS's GETATTR, sent after that, answers the data server's truth: it wins.
+    assert_true(c.apply_ds_getattr(DataFileKey{kFile, kM0}, full(300, 50, 60, 50), kNow + 1,
+                                   kNow + 2) == Outcome::Applied);
+    assert_int_equal(merged(c).attrs.size, 300);
+    assert_int_equal(merged(c).attrs.mtime.ns, 60);
+    // An honest report of a later write is ordered again.
+    assert_int_equal(wcc(c, Iomode::ReadWrite, kM0, full(400, 70, 70, 70), kNow + 3).applied, 1);
+    assert_int_equal(merged(c).attrs.size, 400);
+}
+
+void bounds_read_report_on_an_uncached_file_caches_nothing(void**) {
+    AttrCache c;
+    const WccResult r = wcc(c, Iomode::Read, kM0, full(100, 10, 10, 10));
+    assert_int_equal(r.applied, 0);
+    assert_int_equal(r.ignored_unauthorised, 1);
+    assert_false(c.merged(kFile).has_value());
+    assert_int_equal(c.files(), 0);
+    // Onto a record with a ctime it still moves atime.
+    wcc(c, Iomode::ReadWrite, kM0, full(100, 10, 10, 10));
+    assert_int_equal(wcc(c, Iomode::Read, kM0, full(100, 20, 20, 30)).applied, 1);
+    assert_int_equal(cached(c, kM0).atime.ns, 30);
+    assert_int_equal(cached(c, kM0).size, 100);
+}
+
 // ---- authority ------------------------------------------------------------------------
 
 void authority_read_layout_cannot_change_size(void**) {
@@ -392,11 +440,12 @@ void freshness_age_decides_older_than_max_age(void**) {
     assert_false(m.older_than(1000, kNow + 1500));
     assert_true(m.older_than(1000, kNow + 1501));
     assert_int_equal(c.lookup(DataFileKey{kFile, kM0})->age_ns(kNow + 300), 300);
-    // A record only READ clients ever reported has never been learned: always too old.
+    // A READ client's report alone never makes a record (the file would look cached with
+    // nothing to answer size from): nothing is cached, the data servers get asked.
     AttrCache r;
-    wcc(r, Iomode::Read, kM0, full(100, 10, 10, 10), kNow);
-    assert_int_equal(merged(r).learned_ns, 0);
-    assert_true(merged(r).older_than(1'000'000'000, kNow));
+    assert_int_equal(wcc(r, Iomode::Read, kM0, full(100, 10, 10, 10), kNow).ignored_unauthorised,
+                     1);
+    assert_false(r.merged(kFile).has_value());
 }
 
 void counters_hits_misses_and_ops(void**) {
@@ -448,6 +497,9 @@ void nfstime_rejects_bad_nseconds_and_overflow(void**) {
 
 int main() {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bounds_future_ctime_is_refused_and_counted),
+        cmocka_unit_test(bounds_a_wedged_file_heals_at_the_next_data_server_answer),
+        cmocka_unit_test(bounds_read_report_on_an_uncached_file_caches_nothing),
         cmocka_unit_test(ordering_older_ctime_is_ignored_and_counted),
         cmocka_unit_test(ordering_newer_ctime_replaces),
         cmocka_unit_test(ordering_ctime_tie_later_arrival_wins_atime_never_backwards),

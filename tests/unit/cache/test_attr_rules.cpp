@@ -151,6 +151,134 @@ void count_outcome_tallies_like_a_layout_wcc_result(void**) {
     assert_int_equal(res.attrs_unauthorised, 10);
 }
 
+// ---- bounds on what a client says (issue #13) ------------------------------------------------
+
+// A record the MDS learned from the data server itself.
+Record ds_record(DataFileSlot slot, const DsAttrs& a, std::int64_t learned = kNow) {
+    Record r = record(slot, a, learned);
+    r.source = Source::DsGetattr;
+    return r;
+}
+
+void future_ctime_from_a_client_is_refused(void**) {
+    ReportLimits limits;
+    limits.max_ctime = NfsTime{100};
+    const ApplyRules rw = client_report_rules(Iomode::ReadWrite, limits);
+    Record r = record(kM0, full(500, 20, 20, 20));
+    assert_true(apply(r, full(77, 101, 101, 101), rw) == Outcome::IgnoredFuture);
+    assert_int_equal(r.attrs.size, 500);
+    assert_int_equal(r.attrs.ctime.ns, 20);
+    // Up to the limit is fine; the limit binds clients only.
+    assert_true(apply(r, full(600, 100, 100, 100), rw) == Outcome::Applied);
+    assert_true(apply(r, full(700, 5000, 5000, 5000), ds_getattr_rules(nullptr, kNow + 1)) ==
+                Outcome::Applied);
+    // And a READ layout's report too.
+    Record fresh = record(kM0, full(500, 20, 20, 20));
+    assert_true(apply(fresh, full(1, 101, 101, 101), client_report_rules(Iomode::Read, limits)) ==
+                Outcome::IgnoredFuture);
+    WccResult res;
+    count_outcome(res, Outcome::IgnoredFuture, 0);
+    assert_int_equal(res.ignored_future, 1);
+    assert_int_equal(res.ignored_invalid, 0);
+}
+
+void mds_answer_replaces_a_client_record_learned_before_it_whatever_its_ctime(void**) {
+    // The wedge: a client reported a ctime far in the future.
+    Record r = record(kM0, full(77, 4'102'444'800'000'000'000, 4'102'444'800'000'000'000, 5));
+    assert_true(apply(r, full(300, 50, 50, 50), ds_getattr_rules(nullptr, kNow + 1), false,
+                      kNow + 2) == Outcome::Applied);
+    assert_int_equal(r.attrs.size, 300);
+    assert_int_equal(r.attrs.ctime.ns, 50);
+    assert_int_equal(r.attrs.mtime.ns, 50);
+    assert_true(r.source == Source::DsGetattr);
+    assert_int_equal(r.learned_ns, kNow + 2);
+    // Healed: an honest later report is ordered against the data server's ctime again.
+    assert_true(apply(r, full(400, 60, 60, 60), kReadWrite, false, kNow + 3) == Outcome::Applied);
+    assert_int_equal(r.attrs.size, 400);
+}
+
+void mds_answer_sent_before_the_client_record_is_ordered_by_ctime(void**) {
+    Record r = record(kM0, full(500, 20, 20, 20), kNow);
+    assert_true(apply(r, full(300, 10, 10, 10), ds_getattr_rules(nullptr, kNow - 1)) ==
+                Outcome::IgnoredStale);
+    assert_int_equal(r.attrs.size, 500);
+    // Nor does the override apply between the MDS's own answers.
+    Record d = ds_record(kM0, full(500, 20, 20, 20), kNow);
+    assert_true(apply(d, full(300, 10, 10, 10), ds_getattr_rules(nullptr, kNow + 1)) ==
+                Outcome::IgnoredStale);
+    assert_int_equal(d.attrs.size, 500);
+}
+
+void mds_answer_after_a_barrier_lowers_a_floor_above_its_ctime(void**) {
+    // A client's future ctime became a LAYOUTCOMMIT's floor.
+    std::array<Record, 1> files{record(kM0, full(77, 1'000'000, 1'000'000, 5))};
+    Record b = apply_layoutcommit(nullptr, files, std::nullopt, std::nullopt, kNow + 1);
+    assert_int_equal(files[0].floor.ns, 1'000'000);
+    const ApplyRules after = ds_getattr_rules(&b, kNow + 2);
+    assert_true(apply(files[0], full(300, 50, 50, 50), after, true, kNow + 3) == Outcome::Applied);
+    assert_int_equal(files[0].floor.ns, 50);
+    assert_true(apply(files[0], full(400, 60, 60, 60), kReadWrite, true) == Outcome::Applied);
+    assert_int_equal(files[0].attrs.size, 400);
+}
+
+void read_report_never_creates_a_record(void**) {
+    Record r{};
+    r.slot = kM0;
+    std::uint32_t dropped = 0;
+    assert_true(apply_to_record(r, false, full(999, 20, 20, 25), kRead, kNow, dropped) ==
+                Outcome::IgnoredUnauthorised);
+    assert_int_equal(dropped, 7);
+    assert_int_equal(r.attrs.valid, 0);
+    assert_int_equal(r.learned_ns, 0);
+    // An unordered record (SETATTR(size) without post-op attributes) has no ctime either.
+    Record u = unordered_record(kM0);
+    assert_true(apply(u, full(999, 20, 20, 25), kRead) != Outcome::Applied);
+    assert_int_equal(u.attrs.valid, 0);
+}
+
+// ---- equal ctime, by who reported the record and who reports now ---------------------------
+
+void equal_ctime_client_cannot_overwrite_the_data_servers_word(void**) {
+    Record r = ds_record(kM0, full(100, 50, 50, 60, 4096));
+    assert_true(apply(r, full(999, 50, 49, 70, 1), kReadWrite, false, kNow + 5) ==
+                Outcome::Applied);
+    assert_int_equal(r.attrs.size, 100);
+    assert_int_equal(r.attrs.space_used, 4096);
+    assert_int_equal(r.attrs.mtime.ns, 50);
+    assert_int_equal(r.attrs.atime.ns, 70); // atime still moves forward
+    assert_true(r.source == Source::DsGetattr);
+    assert_int_equal(r.learned_ns, kNow);
+    DsAttrs no_atime = full(999, 50, 50, 0);
+    no_atime.valid &= static_cast<std::uint16_t>(~kAttrAtime);
+    assert_true(apply(r, no_atime, kReadWrite) == Outcome::IgnoredStale);
+    assert_int_equal(r.attrs.size, 100);
+    // An MDS_WRITE record (post-op attributes of the MDS's own I/O) is the same.
+    Record w = ds_record(kM0, full(100, 50, 50, 60));
+    w.source = Source::MdsWrite;
+    assert_true(apply(w, full(999, 50, 50, 60), kReadWrite) == Outcome::Applied);
+    assert_int_equal(w.attrs.size, 100);
+}
+
+void equal_ctime_the_mds_over_a_client_record_later_arrival_wins(void**) {
+    Record r = record(kM0, full(100, 50, 50, 60));
+    assert_true(apply(r, full(200, 50, 50, 40), ds_getattr_rules(nullptr, kNow - 10)) ==
+                Outcome::Applied);
+    assert_int_equal(r.attrs.size, 200);
+    assert_int_equal(r.attrs.atime.ns, 60); // never backwards on a tie
+    assert_true(r.source == Source::DsGetattr);
+}
+
+void equal_ctime_with_a_barrier_floor_goes_to_the_barrier(void**) {
+    Record r = ds_record(kM0, full(100, 50, 50, 60));
+    r.floor = NfsTime{50};
+    r.flags = Record::kHasFloor;
+    assert_true(apply(r, full(300, 50, 50, 90), kReadWrite, true) == Outcome::IgnoredStale);
+    assert_true(apply(r, full(300, 50, 50, 90), ds_getattr_rules(nullptr, kNow), true) ==
+                Outcome::IgnoredStale);
+    assert_int_equal(r.attrs.size, 100);
+    assert_int_equal(r.attrs.atime.ns, 60);
+}
+
 // ---- barriers: LAYOUTCOMMIT and MDS SETATTR(size) ----------------------------------------
 
 void layoutcommit_floor_is_newest_ctime_and_ties_go_to_it(void**) {
@@ -306,6 +434,14 @@ int main() {
         cmocka_unit_test(authority_read_without_atime_is_unauthorised),
         cmocka_unit_test(authority_read_never_moves_a_record_past_the_barrier),
         cmocka_unit_test(count_outcome_tallies_like_a_layout_wcc_result),
+        cmocka_unit_test(future_ctime_from_a_client_is_refused),
+        cmocka_unit_test(mds_answer_replaces_a_client_record_learned_before_it_whatever_its_ctime),
+        cmocka_unit_test(mds_answer_sent_before_the_client_record_is_ordered_by_ctime),
+        cmocka_unit_test(mds_answer_after_a_barrier_lowers_a_floor_above_its_ctime),
+        cmocka_unit_test(read_report_never_creates_a_record),
+        cmocka_unit_test(equal_ctime_client_cannot_overwrite_the_data_servers_word),
+        cmocka_unit_test(equal_ctime_the_mds_over_a_client_record_later_arrival_wins),
+        cmocka_unit_test(equal_ctime_with_a_barrier_floor_goes_to_the_barrier),
         cmocka_unit_test(layoutcommit_floor_is_newest_ctime_and_ties_go_to_it),
         cmocka_unit_test(layoutcommit_size_is_max_of_new_and_current),
         cmocka_unit_test(setattr_size_without_post_op_leaves_data_files_unordered),

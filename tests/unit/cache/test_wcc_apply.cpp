@@ -51,10 +51,14 @@ struct Fixture {
     mds::DataFileMap map = two_mirrors();
     const mds::DataFileMap* layout = nullptr; // the caller's layout, when it names fewer
 
+    ApplyPolicy policy;
+
     ApplyOutcome apply(const Body& b, LayoutAuthority auth = LayoutAuthority::ReadWrite,
                        bool trust = true, std::int64_t now = kNow) {
-        return apply_layout_wcc(cache, map, layout, b.entries, test_decode, auth,
-                                ApplyPolicy{trust}, repairs, counters, now);
+        ApplyPolicy p = policy;
+        p.trust_wcc = trust;
+        return apply_layout_wcc(cache, map, layout, b.entries, test_decode, auth, p, repairs,
+                                counters, now);
     }
     std::optional<DsAttrs> at(std::uint16_t mirror, std::uint16_t ds = 0) {
         auto r = cache.lookup(DataFileKey{map.file_id, DataFileSlot{mirror, ds}});
@@ -392,6 +396,41 @@ void matching_credentials_need_no_repair(void**) {
     assert_true(o.repairs.empty());
 }
 
+// ---- bounds on what a client says (issue #13) ------------------------------------------
+
+void entry_for_a_stale_mirror_is_ignored_and_counted(void**) {
+    Fixture f;
+    f.policy.stale_mirrors = {0};
+    Body b;
+    b.add(fleet::make_deviceid(1), fh_bytes(0x10), full(77, 900, 1)); // mirror 0: stale
+    b.add(fleet::make_deviceid(2), fh_bytes(0x20), full(1 << 20, 100));
+    const ApplyOutcome o = f.apply(b);
+    assert_true(o.status == BodyStatus::Ok);
+    assert_int_equal(o.stale_mirror, 1);
+    assert_int_equal(o.cache.applied, 1);
+    assert_false(f.at(0).has_value());
+    assert_int_equal(f.at(1)->size, 1 << 20);
+    assert_true(o.repairs.empty()); // its wrong owner is not repaired either
+    assert_int_equal(f.counters.get(WccCounters::kEntriesStaleMirror), 1);
+    assert_int_equal(f.counters.get(WccCounters::kEntriesApplied), 1);
+    assert_int_equal(f.cache.merged(kFile)->attrs.size, 1 << 20);
+}
+
+void future_ctime_is_refused_and_counted(void**) {
+    Fixture f;
+    f.policy.limits.max_ctime = *NfsTime::from_parts(1000, 0);
+    Body b;
+    b.add(fleet::make_deviceid(1), fh_bytes(0x10), full(77, 4102444800));
+    b.add(fleet::make_deviceid(2), fh_bytes(0x20), full(1 << 20, 1000));
+    const ApplyOutcome o = f.apply(b);
+    assert_true(o.status == BodyStatus::Ok);
+    assert_int_equal(o.cache.ignored_future, 1);
+    assert_int_equal(o.cache.applied, 1);
+    assert_false(f.at(0).has_value());
+    assert_int_equal(f.counters.get(WccCounters::kEntriesFutureCtime), 1);
+    assert_int_equal(f.cache.stats().entries_ignored_future, 1);
+}
+
 } // namespace
 
 int main() {
@@ -414,6 +453,8 @@ int main() {
         cmocka_unit_test(no_segment_sets_nothing),
         cmocka_unit_test(trust_wcc_off_answers_ok_and_applies_nothing),
         cmocka_unit_test(stale_report_changes_nothing),
+        cmocka_unit_test(entry_for_a_stale_mirror_is_ignored_and_counted),
+        cmocka_unit_test(future_ctime_is_refused_and_counted),
         cmocka_unit_test(credential_mismatch_asks_for_one_repair),
         cmocka_unit_test(read_layout_reports_credentials_too),
         cmocka_unit_test(matching_credentials_need_no_repair),

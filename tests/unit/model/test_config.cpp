@@ -53,6 +53,7 @@ void test_defaults_are_usable(void**) {
     assert_true(cfg.stripe_unit == 1048576);
     assert_true(cfg.trust_wcc);
     assert_int_equal(cfg.wcc_max_age.count(), 1000);
+    assert_int_equal(cfg.wcc_max_ctime_skew.count(), 60);
     assert_int_equal(cfg.ds_getattr_deadline.count(), 500);
     assert_int_equal(cfg.ds_io_timeout.count(), 5000);
     assert_true(cfg.layout_store.empty());
@@ -155,6 +156,10 @@ void test_export_fields(void**) {
     expect_one(cfg, "WCC_Max_Age = 3600001 is out of range");
     cfg.wcc_max_age = std::chrono::milliseconds(0); // 0 is allowed: never trust old WCC
     assert_true(validate(cfg).empty());
+    cfg.wcc_max_ctime_skew = std::chrono::seconds(86401);
+    expect_one(cfg, "WCC_Max_Ctime_Skew = 86401 is out of range (0..86400)");
+    cfg.wcc_max_ctime_skew = std::chrono::seconds(0); // not ahead of the MDS's clock at all
+    assert_true(validate(cfg).empty());
     cfg.ds_getattr_deadline = std::chrono::milliseconds(0);
     expect_one(cfg, "DS_Getattr_Deadline = 0 is out of range (1..60000)");
 }
@@ -226,6 +231,7 @@ void test_from_parsed(void**) {
     raw.fencing_gid_max = 40;
     raw.trust_wcc = false;
     raw.wcc_max_age_ms = 250;
+    raw.wcc_max_ctime_skew_s = 7;
     raw.ds_getattr_deadline_ms = 125;
     raw.ds_io_timeout_ms = 1500;
     char store[] = "/tmp/layouts.db";
@@ -247,6 +253,7 @@ void test_from_parsed(void**) {
     assert_true((cfg.fencing_gids == IdRange{30, 40}));
     assert_false(cfg.trust_wcc);
     assert_int_equal(cfg.wcc_max_age.count(), 250);
+    assert_int_equal(cfg.wcc_max_ctime_skew.count(), 7);
     assert_int_equal(cfg.ds_getattr_deadline.count(), 125);
     assert_int_equal(cfg.ds_io_timeout.count(), 1500);
     assert_string_equal(cfg.layout_store.c_str(), "/tmp/layouts.db");
