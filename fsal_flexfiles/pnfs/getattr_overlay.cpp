@@ -182,14 +182,17 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
         std::optional<MergedAttrs> merged = cache.merged(map.file_id);
         // Only asked when the cache has something: with nothing cached the data servers are
         // asked whatever the layouts.
-        const bool rw = merged && layout::rw_layout_outstanding(exp, map.file_id);
+        const bool rw = merged && layout::data_writes_unseen(exp, map.file_id);
         const std::int64_t max_age_ns =
             std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
                 .count();
         const FetchReason why = fetch_reason(merged, rw, max_age_ns, monotonic_now_ns());
         if (why != FetchReason::None) {
+            const auto asked = std::chrono::steady_clock::now();
             const fallback::FetchSummary sum = fetch_data_attrs(exp, map);
             exp.wcc_counters().add(WccCounters::kOverlayFetched);
+            if (sum.answered == sum.targets && sum.targets != 0)
+                layout::data_servers_seen(exp, map.file_id, asked);
             if (sum.timed_out != 0 || sum.failed != 0)
                 LogDebug(COMPONENT_PNFS,
                          "%s: GETATTR of fileid %" PRIu64 " (%s): %u of %u data files answered",

@@ -60,6 +60,22 @@ bool rw_layout_outstanding(const Export& exp, std::uint64_t file_id) noexcept {
     }
 }
 
+bool data_writes_unseen(const Export& exp, std::uint64_t file_id) noexcept {
+    try {
+        return exp.layouts().grants.writes_unseen(file_id);
+    } catch (...) {
+        return true;
+    }
+}
+
+void data_servers_seen(Export& exp, std::uint64_t file_id,
+                       std::chrono::steady_clock::time_point asked) noexcept {
+    try {
+        exp.layouts().grants.data_servers_seen(file_id, asked);
+    } catch (...) {
+    }
+}
+
 std::vector<std::pair<const char*, std::uint64_t>> layout_counters(const Export& exp) {
     const ExportLayouts& state = exp.layouts();
     const Counters& c = state.counters;
@@ -72,6 +88,7 @@ std::vector<std::pair<const char*, std::uint64_t>> layout_counters(const Export&
         {"layoutgets_rw_refused_open", v(c.layoutgets_rw_refused_open)},
         {"layoutgets_rw_refused_access", v(c.layoutgets_rw_refused_access)},
         {"segments_granted_now", state.grants.size()},
+        {"files_with_unseen_writes", state.grants.files_unseen()},
         {"segments_returned", v(c.segments_returned)},
         {"returns_with_body", v(c.returns_with_body)},
         {"bad_return_bodies", v(c.bad_return_bodies)},

@@ -9,7 +9,11 @@
 //     file created before the cache saw it): ask, whatever the layouts. Without an answer
 //     the size would be the metadata file's, which says nothing about the data.
 //   - An RW layout is outstanding (some client may be writing to the data servers behind
-//     the MDS's back) and the cached answer is older than WCC_Max_Age (0 = always ask).
+//     the MDS's back), or the last one ended and the data servers have not answered since
+//     (its holder may have written without LAYOUTCOMMIT or LAYOUT_WCC: a crash, a lost
+//     lease, a forgetful client), and the cached answer is older than WCC_Max_Age (0 =
+//     always ask). The caller passes both as rw_layout_outstanding (pnfs/layout_ops.hpp,
+//     data_writes_unseen).
 //   - Otherwise (no RW layout, or fresh enough): the cache answers, no data-server traffic.
 //     Without an RW layout nobody can change the data files except through the MDS, which
 //     updates the cache itself.

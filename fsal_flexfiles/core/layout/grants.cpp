@@ -25,7 +25,40 @@ bool GrantRegistry::remove(const Grant& grant) {
     if (list.empty())
         by_file_.erase(it);
     count_--;
+    if (grant.iomode == Iomode::ReadWrite && !rw_granted_locked(grant.file))
+        unseen_[grant.file] = std::chrono::steady_clock::now();
     return true;
+}
+
+bool GrantRegistry::rw_granted_locked(std::uint64_t file) const {
+    auto it = by_file_.find(file);
+    if (it == by_file_.end())
+        return false;
+    return std::any_of(it->second.begin(), it->second.end(),
+                       [](const Grant* g) { return g->iomode == Iomode::ReadWrite; });
+}
+
+bool GrantRegistry::writes_unseen(std::uint64_t file) const {
+    std::lock_guard lock(mu_);
+    return unseen_.contains(file) || rw_granted_locked(file);
+}
+
+void GrantRegistry::data_servers_seen(std::uint64_t file,
+                                      std::chrono::steady_clock::time_point asked) {
+    std::lock_guard lock(mu_);
+    auto it = unseen_.find(file);
+    if (it != unseen_.end() && it->second <= asked)
+        unseen_.erase(it);
+}
+
+void GrantRegistry::forget_unseen(std::uint64_t file) {
+    std::lock_guard lock(mu_);
+    unseen_.erase(file);
+}
+
+std::size_t GrantRegistry::files_unseen() const {
+    std::lock_guard lock(mu_);
+    return unseen_.size();
 }
 
 std::vector<std::uint64_t> GrantRegistry::holders(std::uint64_t file, std::uint64_t except,

@@ -14,6 +14,7 @@
 #include "model/data_files.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -52,11 +53,27 @@ public:
     std::size_t grants(std::uint64_t file) const;
     std::size_t size() const;
 
+    // Whether the file's data files may hold writes the MDS has not seen: an RW layout is
+    // out, or the last one ended (returned, recalled, revoked) and the data servers have
+    // not been asked since. Its holder may have written without LAYOUTCOMMIT or LAYOUT_WCC,
+    // so GETATTR must ask the data servers before it answers from the cache again.
+    bool writes_unseen(std::uint64_t file) const;
+    // The data servers answered for every data file of `file`, asked at `asked`: if its
+    // last RW layout had ended by then, the cached attributes are their word again.
+    void data_servers_seen(std::uint64_t file, std::chrono::steady_clock::time_point asked);
+    // The file is gone.
+    void forget_unseen(std::uint64_t file);
+    std::size_t files_unseen() const;
+
 private:
+    bool rw_granted_locked(std::uint64_t file) const;
+
     mutable std::mutex mu_;
     std::uint64_t next_id_ = 1;
     std::unordered_map<std::uint64_t, std::vector<const Grant*>> by_file_;
     std::size_t count_ = 0;
+    // Files whose last RW layout ended (when) with nothing asked of the data servers since.
+    std::unordered_map<std::uint64_t, std::chrono::steady_clock::time_point> unseen_;
 };
 
 // The next synthetic id after `current` in [min, max], wrapping; min when current lies

@@ -13,6 +13,7 @@ extern "C" { // cmocka.h (1.1) declares its functions without C linkage
 
 #include "layout/grants.hpp"
 
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -124,6 +125,39 @@ void test_next_fencing_id(void**) {
     assert_int_equal(id, 20);
 }
 
+// An RW layout that ends leaves the file "unseen" until the data servers are asked after
+// the end; a READ layout's end does not; an answer to a question asked before the end does
+// not count.
+void test_writes_unseen_after_the_last_rw_layout(void**) {
+    GrantRegistry r;
+    Grant rw1 = grant(7, 1, Iomode::ReadWrite), rw2 = grant(7, 2, Iomode::ReadWrite);
+    Grant rd = grant(8, 1, Iomode::Read);
+    assert_false(r.writes_unseen(7));
+    r.add(rw1);
+    r.add(rw2);
+    r.add(rd);
+    assert_true(r.writes_unseen(7));
+    assert_false(r.writes_unseen(8));
+    const auto before_end = std::chrono::steady_clock::now();
+    assert_true(r.remove(rw1));
+    assert_int_equal(r.files_unseen(), 0); // rw2 is still out
+    assert_true(r.remove(rw2));
+    assert_true(r.remove(rd));
+    assert_true(r.writes_unseen(7));
+    assert_false(r.writes_unseen(8));
+    assert_int_equal(r.files_unseen(), 1);
+    r.data_servers_seen(7, before_end - std::chrono::seconds(1));
+    assert_true(r.writes_unseen(7)); // asked before the layout ended: not evidence
+    r.data_servers_seen(7, std::chrono::steady_clock::now());
+    assert_false(r.writes_unseen(7));
+    Grant again = grant(7, 3, Iomode::ReadWrite);
+    r.add(again);
+    assert_true(r.remove(again));
+    r.forget_unseen(7); // the file was removed
+    assert_false(r.writes_unseen(7));
+    assert_int_equal(r.files_unseen(), 0);
+}
+
 } // namespace
 
 int main() {
@@ -132,6 +166,7 @@ int main() {
         cmocka_unit_test(test_unknown_client_is_another_client),
         cmocka_unit_test(test_concurrent),
         cmocka_unit_test(test_next_fencing_id),
+        cmocka_unit_test(test_writes_unseen_after_the_last_rw_layout),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// A file's size after its RW layout ends without LAYOUTCOMMIT or LAYOUT_WCC (a client that
+// crashed, lost its lease, or simply returned the layout without telling): the data
+// servers hold the bytes, so the MDS must ask them once before it answers from its cache
+// again. Before, the cache kept the size it had from the create (0), and with no RW
+// layout out GETATTR served it without asking anyone.
+#include "layout_test_support.hpp"
+
+using namespace flexfiles::layout_test;
+using namespace std::chrono_literals;
+
+namespace {
+
+class LayoutEndSize : public FlexfilesCluster {};
+
+std::uint64_t size_of(Session& s, const FileHandle& fh) {
+    Compound c;
+    c.putfh(fh).getattr(AttrMask{FATTR4_SIZE});
+    CompoundResult r = s.send(c);
+    r.check("getattr");
+    return r.attrs(1).size.value_or(~0ull);
+}
+
+} // namespace
+
+TEST_F(LayoutEndSize, AnRwLayoutReturnedWithoutCommitMakesTheMdsAskTheDataServers) {
+    auto writer = open_session();
+    OpenFile f = create_rw(*writer, "/ff/uncommitted");
+    EXPECT_EQ(size_of(*writer, f.fh), 0u); // the cache now knows the file: size 0
+    const Layout l = must_layoutget(*writer, f.fh, f.stateid, LAYOUTIOMODE4_RW);
+    ASSERT_EQ(l.mirrors.size(), 2u);
+
+    const auto data = pattern(100 * 1024, 3);
+    for (const auto& mirror : l.mirrors) {
+        const DataServerInfo* info = ds_of(*writer, mirror[0]);
+        ASSERT_NE(info, nullptr);
+        Nfs3Client ds(info->nfs3_url(), mirror[0].creds());
+        ASSERT_EQ(ds.write(mirror[0].fh_vers[0], 0, data).status, Nfs3Status::ok);
+    }
+    // Returned with no body, no LAYOUTCOMMIT, no LAYOUT_WCC.
+    ASSERT_EQ(layoutreturn(*writer, f.fh, l.stateid).status, std::optional<std::uint32_t>(NFS4_OK));
+    std::this_thread::sleep_for(1200ms); // past WCC_Max_Age (1 s by default)
+
+    auto reader = open_session();
+    EXPECT_EQ(size_of(*reader, f.fh), data.size())
+        << "the MDS answered its cached size after an RW layout ended unreported";
+    close_file(*writer, f);
+}
