@@ -22,7 +22,11 @@
 // A body that does not decode fails the operation with NFS4ERR_BADXDR before anything is
 // disposed of.
 //
-// Disposal: the segment's Grant leaves the export's registry and is freed.
+// Disposal: the segment's Grant leaves the export's registry and is freed. An RW segment
+// that ends without its holder returning it (circumstance_revoke: a recall not answered in
+// time, lease expiry, a client forgotten by the server or an administrator, export
+// cleanup) is fenced first (fencing.cpp, on_layout_ended): its holder may still reach the
+// data servers.
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "handle.hpp"
@@ -49,6 +53,26 @@ fleet::ErrorKind error_kind(nfsstat4 status) {
     default:
         return fleet::ErrorKind::other;
     }
+}
+
+SegmentEnd segment_end(fsal_layoutreturn_circumstance c) {
+    switch (c) {
+    case circumstance_client:
+        return SegmentEnd::returned;
+    case circumstance_reclaim:
+        return SegmentEnd::reclaimed;
+    case circumstance_roc:
+        return SegmentEnd::closed;
+    case circumstance_forgotten:
+        return SegmentEnd::forgotten;
+    case circumstance_revoke:
+        return SegmentEnd::revoked;
+    case circumstance_shutdown:
+        return SegmentEnd::server_shutdown;
+    default:
+        break;
+    }
+    return SegmentEnd::revoked; // unknown: do not assume the holder let go
 }
 
 const mds::DataFile* find_data_file(const mds::DataFileMap& map, const fleet::DeviceId& dev) {
@@ -221,6 +245,8 @@ nfsstat4 layoutreturn(fsal_obj_handle* obj_hdl, XDR* lrf_body,
     }
 
     if (arg->dispose && grant != nullptr) {
+        // A layout its holder did not give back may still be used: fence it first.
+        on_layout_ended(*exp, *handle, *grant, segment_end(arg->circumstance));
         if (!state.grants.remove(*grant))
             LogWarn(COMPONENT_PNFS,
                     "FLEXFILES LAYOUTRETURN file %" PRIu64 ": grant %" PRIu64 " was not recorded",

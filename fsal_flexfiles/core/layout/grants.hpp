@@ -89,8 +89,13 @@ struct Counters {
     std::atomic<std::uint64_t> layoutcommit_sizes{0}; // commits that moved the size
     std::atomic<std::uint64_t> getdeviceinfos{0};
     std::atomic<std::uint64_t> fencings{0};          // conflicting opens that fenced
+    std::atomic<std::uint64_t> revoke_fencings{0};   // RW layouts ended unreturned, fenced
     std::atomic<std::uint64_t> fenced_data_files{0}; // data files re-owned
     std::atomic<std::uint64_t> fence_failures{0};    // data files that could not be
+    // Mirrors marked stale because their fence failed, and failed fences on a file's last
+    // in-sync mirror (not marked: see layout/fence_plan.hpp).
+    std::atomic<std::uint64_t> fence_stale_marks{0};
+    std::atomic<std::uint64_t> fence_failures_in_sync{0};
     std::atomic<std::uint64_t> recalls_sent{0};      // CB_LAYOUTRECALLs queued
     std::atomic<std::uint64_t> recalls_not_found{0}; // nothing left to recall
     std::atomic<std::uint64_t> recalls_failed{0};
