@@ -70,6 +70,7 @@ std::vector<std::pair<const char*, std::uint64_t>> layout_counters(const Export&
         {"layoutgets_refused", v(c.layoutgets_refused)},
         {"segments_granted_now", state.grants.size()},
         {"segments_returned", v(c.segments_returned)},
+        {"segments_unsent", v(c.segments_unsent)},
         {"returns_with_body", v(c.returns_with_body)},
         {"bad_return_bodies", v(c.bad_return_bodies)},
         {"ds_errors_reported", v(c.ds_errors_reported)},

@@ -11,6 +11,7 @@ bool ended_by_holder(SegmentEnd end) noexcept {
     case SegmentEnd::reclaimed:
     case SegmentEnd::closed:
     case SegmentEnd::forgotten:
+    case SegmentEnd::unsent:
         return true;
     case SegmentEnd::revoked:
     case SegmentEnd::server_shutdown:

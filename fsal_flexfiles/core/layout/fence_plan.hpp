@@ -22,6 +22,8 @@ enum class SegmentEnd : std::uint8_t {
     revoked,         // taken away: recall not answered, lease expired, client forgotten
                      // by the server or an administrator, export removed
     server_shutdown, // the server is going down
+    unsent,          // granted, but the LAYOUTGET failed after (its reply did not fit the
+                     // session): the client never received it
 };
 
 // Whether the holder ended the segment itself (so it stopped using it): false for a layout

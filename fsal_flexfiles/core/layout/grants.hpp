@@ -8,7 +8,9 @@
 // that has to look (open2, see fencing.cpp) may run with that object's state lock held or
 // not, depending on the path. Every granted segment passes through layoutget and every
 // disposed one through layoutreturn (client returns, recalls, revocations at lease expiry,
-// forgotten layouts, return-on-close), so the record mirrors Ganesha's segments exactly.
+// forgotten layouts, return-on-close, and, with the series' patch 0012, segments whose
+// LAYOUTGET failed after the grant: circumstance_unsent), so the record mirrors Ganesha's
+// segments exactly.
 #pragma once
 
 #include "model/data_files.hpp"
@@ -71,6 +73,7 @@ struct Counters {
     std::atomic<std::uint64_t> layoutgets_rw{0};
     std::atomic<std::uint64_t> layoutgets_refused{0};
     std::atomic<std::uint64_t> segments_returned{0};
+    std::atomic<std::uint64_t> segments_unsent{0}; // granted, but the LAYOUTGET failed after
     std::atomic<std::uint64_t> returns_with_body{0};
     std::atomic<std::uint64_t> bad_return_bodies{0};
     std::atomic<std::uint64_t> ds_errors_reported{0}; // ffie_errors entries

@@ -203,7 +203,9 @@ TEST_F(HostileFencing, AnUnsentLayoutLeavesNoPhantomGrant) {
     const LayoutGetResult r = layoutget(*small, sf.fh, sf.stateid, LAYOUTIOMODE4_RW);
     ASSERT_TRUE(r.status.has_value()) << r.error;
     EXPECT_NE(*r.status, static_cast<std::uint32_t>(NFS4_OK)) << "the layout did fit the reply";
-    EXPECT_EQ(stat("layout.segments_granted_now"), 0u) << "a grant outlived its layout state";
+    auto unsent = stats();
+    EXPECT_EQ(unsent["layout.segments_granted_now"], 0u) << "a grant outlived its layout state";
+    EXPECT_EQ(unsent["layout.segments_unsent"], before["layout.segments_unsent"] + 1);
 
     // Another client opens for write: nothing to fence, nobody to recall.
     auto other = open_session();

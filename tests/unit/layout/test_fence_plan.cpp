@@ -38,6 +38,7 @@ void test_ended_by_holder(void**) {
     assert_true(ended_by_holder(SegmentEnd::reclaimed));
     assert_true(ended_by_holder(SegmentEnd::closed));
     assert_true(ended_by_holder(SegmentEnd::forgotten));
+    assert_true(ended_by_holder(SegmentEnd::unsent)); // the client never had its credentials
     assert_false(ended_by_holder(SegmentEnd::revoked));
     assert_false(ended_by_holder(SegmentEnd::server_shutdown));
 }
