@@ -12,6 +12,7 @@
 #include "layout/layout_state.hpp"
 #include "mds/counters.hpp"
 #include "mds/ds_getattr.hpp"
+#include "mds/fence_retry.hpp"
 #include "mds/proxy_io.hpp"
 #include "mds/reaper.hpp"
 #include "mds/resilver.hpp"
@@ -50,6 +51,8 @@ struct Export : fsal_export {
     // Mirrors that missed a write, and what copies them back (store/stale_mirrors.hpp).
     mds::StaleMirrors& stale_mirrors() noexcept { return *stale_; }
     mds::Resilverer& resilverer() noexcept { return *resilver_; }
+    // Fences that failed on a data server, tried again (mds/fence_retry.hpp).
+    mds::FenceRetrier& fence_retrier() noexcept { return *fence_retry_; }
     mds::DataPathCounters& counters() noexcept { return counters_; }
     // The layouts this export granted (core/layout/layout_state.hpp).
     layout::ExportLayouts& layouts() noexcept { return layouts_; }
@@ -66,7 +69,8 @@ struct Export : fsal_export {
     static Export* of(fsal_export* exp) noexcept { return static_cast<Export*>(exp); }
 
     // Owned here, set up and torn down by data_path/export_data_path.cpp (in this
-    // order: store, stale marks, cache, fleet, proxy, reaper, resilverer; torn down in
+    // order: store, stale marks, cache, fleet, proxy, reaper, resilverer, fence retries;
+    // torn down in
     // reverse).
     // Per-export tables the data path's completions (on the fleet's event threads) reach:
     // declared first so they outlive it even if it were not torn down before the export.
@@ -81,6 +85,7 @@ struct Export : fsal_export {
     std::unique_ptr<mds::ProxyIo> proxy_;
     std::unique_ptr<mds::Reaper> reaper_;
     std::unique_ptr<mds::Resilverer> resilver_;
+    std::unique_ptr<mds::FenceRetrier> fence_retry_;
     mds::DataPathCounters counters_;
     std::string label_;
     mgmt::Runtime runtime_{settings}; // after settings, which it copies

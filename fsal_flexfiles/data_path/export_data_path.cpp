@@ -257,6 +257,11 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         exp.resilver_ = std::make_unique<Resilverer>(exp.store(), *exp.stale_, exp.fleet(),
                                                      std::move(hooks), resilver, log);
         exp.resilverer().start();
+
+        FenceRetrySettings fence_retry;
+        fence_retry.request_timeout = cfg.ds_io_timeout;
+        exp.fence_retry_ = std::make_unique<FenceRetrier>(exp.fleet(), fence_retry, log);
+        exp.fence_retrier().start();
         return fsalstat(ERR_FSAL_NO_ERROR, 0);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_FSAL, "%s: cannot start the data path: %s; export refused",
@@ -283,6 +288,9 @@ fleet::DsStatus start_data_server(Export& exp, const config::DataServer& ds) noe
 void close_data_path(Export& exp) noexcept {
     // The reaper uses the store and the fleet; proxy I/O callbacks use the cache until the
     // fleet has completed every request (Fleet's destructor stops each data server).
+    if (exp.fence_retry_)
+        exp.fence_retry_->stop();
+    exp.fence_retry_.reset();
     if (exp.resilver_)
         exp.resilver_->stop();
     exp.resilver_.reset();

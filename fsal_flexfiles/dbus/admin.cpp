@@ -213,6 +213,16 @@ Counters stats(Export& exp) {
     add("resilver.failures", rs.failures);
     add("resilver.bytes_copied", rs.bytes_copied);
 
+    if (exp.fence_retry_) {
+        const mds::FenceRetryCounters f = exp.fence_retrier().counters();
+        add("fence_retry.pending", exp.fence_retrier().pending());
+        add("fence_retry.queued", f.queued);
+        add("fence_retry.attempts", f.attempts);
+        add("fence_retry.failures", f.failures);
+        add("fence_retry.completed", f.completed);
+        add("fence_retry.superseded", f.superseded);
+    }
+
     for (const auto& [name, value] : layout::layout_counters(exp))
         add(std::string("layout.") + name, value);
 

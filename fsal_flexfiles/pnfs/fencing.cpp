@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // Fencing (RFC 8435 section 2.2, loosely coupled data servers): an open for write of a file
-// while another client holds an RW layout of it.
+// while another client holds an RW layout of it, and an RW layout that ends without its
+// holder returning it (on_layout_ended, below).
 //
 // Why: mirroring is done by the clients. Two clients writing the same range through their
 // layouts can reach the mirrors in different orders and leave them with different bytes.
@@ -37,12 +38,25 @@
 // LAYOUTRETURN, where it is recognised as a fenced layout, see layoutreturn.cpp) and asks
 // for a new layout, which carries the new owner.
 //
-// A data file whose SETATTR fails keeps its old owner in the map (so new layouts still work
-// on it) and is logged: its old writers are not fenced there. The owner change of the
-// others stands.
+// A data file whose SETATTR fails gets the new owner in the map all the same (the map says
+// what the data servers must enforce), its mirror is marked stale (the fenced client may
+// have written it; the resilverer copies it back), unless it is the file's last in-sync
+// mirror (layout/fence_plan.hpp), and the SETATTR is retried in the background with a
+// backoff until it lands (mds/fence_retry.hpp). The owner change of the others stands.
+//
+// Layouts that end without being returned. Ganesha disposes of a layout its holder did not
+// return with circumstance_revoke: a CB_LAYOUTRECALL not answered in time, the holder's
+// lease expired (also when an administrator or the server forgets the client), the export
+// is removed. Its holder may still reach the data servers, so an RW layout that still
+// opens some data file (its owner is still the current one) is fenced as above before its
+// grant leaves the registry, counted (layout.revoke_fencings) and logged at EVENT; the
+// file's other layouts, all carrying the old owner, are recalled. A layout fenced already
+// (recalled after a conflicting open, then revoked) is not fenced again.
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "handle.hpp"
+#include "layout/fence_plan.hpp"
+#include "mds/fence_retry.hpp"
 #include "pnfs/context.hpp"
 #include "pnfs/layout_ops.hpp"
 #include "pnfs/mds_access.hpp"
@@ -81,12 +95,20 @@ void recall_issued(void* arg, int status) {
     ff_layout_export_put(task->export_ref);
 }
 
-// Sets the next synthetic owner on every data file; returns the updated map and how many
-// data files changed.
-std::pair<mds::DataFileMap, unsigned> fence_data_files(Export& exp, const mds::DataFileMap& map,
-                                                       ExportLayouts& state) {
+// Sets the next synthetic owner on every data file and records it in the file's map, for
+// the data files whose SETATTR failed too (the map says what the data servers must
+// enforce; the retry makes them agree). A failed data file's mirror may still be written
+// by the fenced clients: it is marked stale (layout/fence_plan.hpp says when not) and its
+// fence is retried (mds/fence_retry.hpp). Call with state.fence_mu held. Returns the new
+// map and how many data files changed at once.
+std::pair<mds::DataFileMap, unsigned> fence_file(Export& exp, Handle& handle,
+                                                 const mds::DataFileMap& map, ExportLayouts& state,
+                                                 std::uint64_t reporter) {
     const config::ExportConfig& cfg = exp.settings;
     fleet::Fleet* fleet = mds_access::fleet(exp);
+    mds::FenceRetrier* retrier = mds_access::fence_retrier(exp);
+    if (retrier != nullptr)
+        retrier->supersede(map.file_id); // an older retry must not land after this fence
     mds::DataFileMap next = map;
     const fleet::Deadline deadline = fleet::deadline_in(kFenceTimeout);
 
@@ -109,8 +131,10 @@ std::pair<mds::DataFileMap, unsigned> fence_data_files(Export& exp, const mds::D
     }
 
     unsigned changed = 0;
+    std::vector<std::uint32_t> failed;
+    std::string last_why;
     for (std::size_t i = 0; i < map.files.size(); i++) {
-        mds::DataFile& f = next.files[i];
+        const mds::DataFile& f = next.files[i];
         std::string why = "data server not in the fleet, or no filehandle";
         if (sent[i]) {
             const auto r = pending[i].get();
@@ -122,12 +146,51 @@ std::pair<mds::DataFileMap, unsigned> fence_data_files(Export& exp, const mds::D
             why = r.status.message;
         }
         bump(state.counters.fence_failures);
+        failed.push_back(f.mirror);
+        last_why = why;
         LogWarn(COMPONENT_PNFS,
-                "%s file %" PRIu64 ": could not fence %s on data server %" PRIu64
-                " (%s): its earlier layouts still work there",
-                exp.label().c_str(), map.file_id, f.name.c_str(), f.ds_id, why.c_str());
-        f.fencing_uid = map.files[i].fencing_uid;
-        f.fencing_gid = map.files[i].fencing_gid;
+                "%s file %" PRIu64 ": could not fence %s (mirror %u) on data server %" PRIu64
+                " (%s): retrying; until then its earlier layouts may still write it there",
+                exp.label().c_str(), map.file_id, f.name.c_str(), f.mirror, f.ds_id, why.c_str());
+        if (retrier != nullptr)
+            retrier->queue(mds::PendingFence{map.file_id, f.mirror, f.ds_id, f.fh, f.name,
+                                             f.fencing_uid, f.fencing_gid});
+    }
+
+    std::string error;
+    if (!mds_access::set_data_files(exp, handle, next, error))
+        LogCrit(COMPONENT_PNFS,
+                "%s file %" PRIu64 ": fenced %u data file(s) but could not record their new "
+                "owner (%s): new layouts carry the old one",
+                exp.label().c_str(), map.file_id, changed, error.c_str());
+    if (failed.empty())
+        return {std::move(next), changed};
+
+    const StalePlan plan =
+        stale_after_failed_fence(failed, mds_access::stale_mirrors(exp, map.file_id),
+                                 static_cast<std::uint32_t>(map.files.size()));
+    if (!plan.mark.empty()) {
+        const std::string reason = "fence failed: " + last_why;
+        if (mds_access::mark_mirrors_stale(exp, handle, plan.mark, reporter, reason, error)) {
+            bump(state.counters.fence_stale_marks, plan.mark.size());
+            LogWarn(COMPONENT_PNFS,
+                    "%s file %" PRIu64 ": %zu mirror(s) not fenced, marked stale until "
+                    "resilvered (the fenced client may have written them)",
+                    exp.label().c_str(), map.file_id, plan.mark.size());
+        } else {
+            LogCrit(COMPONENT_PNFS,
+                    "%s file %" PRIu64 ": %zu mirror(s) not fenced and not marked stale (%s)",
+                    exp.label().c_str(), map.file_id, plan.mark.size(), error.c_str());
+        }
+    }
+    if (plan.kept_in_sync) {
+        // Nothing to copy it back from: it keeps the file's only current bytes, and the
+        // retry is what closes it to the fenced client.
+        bump(state.counters.fence_failures_in_sync);
+        LogCrit(COMPONENT_PNFS,
+                "%s file %" PRIu64 ": mirror %u is the last in sync and could not be fenced: "
+                "not marked stale; the fenced client may write it until the retry succeeds",
+                exp.label().c_str(), map.file_id, *plan.kept_in_sync);
     }
     return {std::move(next), changed};
 }
@@ -190,15 +253,7 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
         if (!map || map->files.empty())
             return;
         bump(state.counters.fencings);
-        auto [next, changed] = fence_data_files(exp, *map, state);
-        if (changed != 0) {
-            std::string error;
-            if (!mds_access::set_data_files(exp, handle, next, error))
-                LogCrit(COMPONENT_PNFS,
-                        "%s file %" PRIu64 ": fenced %u data file(s) but could not "
-                        "record their new owner (%s): new layouts carry the old one",
-                        exp.label().c_str(), file, changed, error.c_str());
-        }
+        auto [next, changed] = fence_file(exp, handle, *map, state, opener);
         LogEvent(COMPONENT_PNFS,
                  "%s file %" PRIu64 ": open for write by client %" PRIx64
                  " while %zu other client(s) hold RW layouts: %u of %zu data file(s) fenced "
@@ -209,6 +264,42 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": fencing failed: %s", handle.fileid,
                 e.what());
+    }
+}
+
+void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd end) noexcept {
+    if (ended_by_holder(end) || grant.iomode != Iomode::ReadWrite)
+        return;
+    try {
+        ExportLayouts& state = exp.layouts();
+        std::lock_guard fence_lock(state.fence_mu);
+        const auto map = mds_access::data_files(exp, handle);
+        if (!map || map->files.empty())
+            return;
+        if (!layout_still_writes(grant.files, *map)) {
+            LogDebug(COMPONENT_PNFS,
+                     "%s file %" PRIu64 ": client %" PRIx64 "'s RW layout ended unreturned; "
+                     "it was fenced already",
+                     exp.label().c_str(), grant.file, grant.client);
+            return;
+        }
+        bump(state.counters.revoke_fencings);
+        auto [next, changed] = fence_file(exp, handle, *map, state, grant.client);
+        const bool others = !state.grants.holders(grant.file, grant.client, std::nullopt).empty();
+        LogEvent(COMPONENT_PNFS,
+                 "%s file %" PRIu64 ": the RW layout of client %" PRIx64
+                 " ended without being returned (%s): %u of %zu data file(s) fenced (owner now "
+                 "%u:%u)%s",
+                 exp.label().c_str(), grant.file, grant.client,
+                 end == SegmentEnd::revoked ? "revoked" : "server shutdown", changed,
+                 next.files.size(), next.files.front().fencing_uid, next.files.front().fencing_gid,
+                 others ? ", recalling the other clients' layouts" : "");
+        // Every other layout of the file carries the old owner now.
+        if (others)
+            queue_recall(exp, handle.key, handle.fileid, grant.client, state);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": fencing an ended layout failed: %s",
+                grant.file, e.what());
     }
 }
 

@@ -7,6 +7,8 @@
 #pragma once
 
 #include "ganesha/ganesha.hpp"
+#include "layout/fence_plan.hpp"
+#include "layout/grants.hpp"
 #include "model/data_files.hpp"
 #include "store/layout_store.hpp"
 
@@ -47,6 +49,13 @@ void record_open(Export& exp, Handle& handle, struct state_t* state,
 void record_delegation(Export& exp, Handle& handle, struct state_t* state,
                        fsal_deleg_t deleg) noexcept;
 void forget_state(Export& exp, struct state_t* state) noexcept;
+
+// layoutreturn.cpp calls this for every segment Ganesha disposes of, before the grant leaves
+// the registry: an RW layout taken away from its holder (revoked: recall not answered,
+// lease expired, client forgotten, export removed) while it still opens the data files is
+// fenced like a conflicting open (new owner on every data file, failures marked stale and
+// retried), and the file's other layouts, which carry the old owner, are recalled.
+void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd end) noexcept;
 
 // CB_LAYOUTRECALL (clora_changed, queued, never waited for) of every layout of the file
 // (layout-store key, fileid) held by any client but `except_client` (0: none): a mirror

@@ -28,7 +28,13 @@
 // A body that does not decode fails the operation with NFS4ERR_BADXDR before anything is
 // disposed of.
 //
-// Disposal: the segment's Grant leaves the export's registry and is freed.
+// Disposal: the segment's Grant leaves the export's registry and is freed; that includes a
+// segment whose LAYOUTGET failed after this FSAL granted it (circumstance_unsent, from the
+// series' patch 0012: the grant and the layout state end together). An RW segment
+// that ends without its holder returning it (circumstance_revoke: a recall not answered in
+// time, lease expiry, a client forgotten by the server or an administrator, export
+// cleanup) is fenced first (fencing.cpp, on_layout_ended): its holder may still reach the
+// data servers.
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "handle.hpp"
@@ -40,6 +46,30 @@
 namespace flexfiles::layout {
 
 namespace {
+
+SegmentEnd segment_end(fsal_layoutreturn_circumstance c) {
+    switch (c) {
+    case circumstance_client:
+        return SegmentEnd::returned;
+    case circumstance_reclaim:
+        return SegmentEnd::reclaimed;
+    case circumstance_roc:
+        return SegmentEnd::closed;
+    case circumstance_forgotten:
+        return SegmentEnd::forgotten;
+    case circumstance_revoke:
+        return SegmentEnd::revoked;
+    case circumstance_shutdown:
+        return SegmentEnd::server_shutdown;
+#ifdef FSAL_LAYOUTRETURN_HAS_UNSENT // Ganesha with the series' unsent-segments patch
+    case circumstance_unsent:
+        return SegmentEnd::unsent;
+#endif
+    default:
+        break;
+    }
+    return SegmentEnd::revoked; // unknown: do not assume the holder let go
+}
 
 const mds::DataFile* find_data_file(const mds::DataFileMap& map, const fleet::DeviceId& dev) {
     for (const mds::DataFile& f : map.files)
@@ -239,11 +269,15 @@ nfsstat4 layoutreturn(fsal_obj_handle* obj_hdl, XDR* lrf_body,
     }
 
     if (arg->dispose && grant != nullptr) {
+        const SegmentEnd end = segment_end(arg->circumstance);
+        // A layout its holder did not give back may still be used: fence it first.
+        on_layout_ended(*exp, *handle, *grant, end);
         if (!state.grants.remove(*grant))
             LogWarn(COMPONENT_PNFS,
                     "FLEXFILES LAYOUTRETURN file %" PRIu64 ": grant %" PRIu64 " was not recorded",
                     grant->file, grant->id);
-        bump(state.counters.segments_returned);
+        bump(end == SegmentEnd::unsent ? state.counters.segments_unsent
+                                       : state.counters.segments_returned);
         LogDebug(COMPONENT_PNFS,
                  "FLEXFILES LAYOUTRETURN file %" PRIu64 " client %" PRIx64 ": grant %" PRIu64
                  " returned (circumstance %d)",

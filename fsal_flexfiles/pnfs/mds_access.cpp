@@ -35,8 +35,26 @@ std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_
     }
 }
 
+mds::FenceRetrier* fence_retrier(Export& exp) noexcept {
+    return exp.fence_retry_.get();
+}
+
+std::vector<std::uint32_t> stale_mirrors(Export& exp, std::uint64_t file_id) noexcept {
+    try {
+        return exp.stale_ ? exp.stale_->of(file_id) : std::vector<std::uint32_t>{};
+    } catch (...) {
+        return {};
+    }
+}
+
 bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::uint64_t reporter,
                        const std::string& reason, std::string& error) noexcept {
+    return mark_mirrors_stale(exp, handle, {mirror}, reporter, reason, error);
+}
+
+bool mark_mirrors_stale(Export& exp, Handle& handle, const std::vector<std::uint32_t>& mirrors,
+                        std::uint64_t reporter, const std::string& reason,
+                        std::string& error) noexcept {
     try {
         const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
         if (!exp.stale_ || !map) {
@@ -45,7 +63,7 @@ bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::u
         }
         const mds::StoreStatus st = exp.stale_->mark(handle.key, map->file_id,
                                                      static_cast<std::uint32_t>(map->files.size()),
-                                                     {mirror}, reason, reporter);
+                                                     mirrors, reason, reporter);
         error = st.error;
         return st.ok();
     } catch (const std::exception& e) {

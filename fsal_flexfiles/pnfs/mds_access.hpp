@@ -19,6 +19,9 @@ struct Handle;
 namespace flexfiles::fleet {
 class Fleet;
 }
+namespace flexfiles::mds {
+class FenceRetrier;
+}
 namespace flexfiles::wcc {
 class AttrCache;
 }
@@ -45,6 +48,18 @@ std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_
 // `reporter`: the client whose report it is (its own layouts are not recalled).
 bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::uint64_t reporter,
                        const std::string& reason, std::string& error) noexcept;
+
+// The export's fence retries; nullptr when it has none (no data path).
+mds::FenceRetrier* fence_retrier(Export& exp) noexcept;
+
+// The file's stale mirrors now (ascending).
+std::vector<std::uint32_t> stale_mirrors(Export& exp, std::uint64_t file_id) noexcept;
+
+// Marks `mirrors` of the file stale at once (a fence failed on them); like
+// mark_mirror_stale otherwise.
+bool mark_mirrors_stale(Export& exp, Handle& handle, const std::vector<std::uint32_t>& mirrors,
+                        std::uint64_t reporter, const std::string& reason,
+                        std::string& error) noexcept;
 
 // Replaces the file's map (in the layout store and wherever the handle keeps it), e.g.
 // with new fencing ids. false with `error` set when it could not be persisted.

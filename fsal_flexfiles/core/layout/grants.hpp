@@ -8,7 +8,9 @@
 // that has to look (open2, see fencing.cpp) may run with that object's state lock held or
 // not, depending on the path. Every granted segment passes through layoutget and every
 // disposed one through layoutreturn (client returns, recalls, revocations at lease expiry,
-// forgotten layouts, return-on-close), so the record mirrors Ganesha's segments exactly.
+// forgotten layouts, return-on-close, and, with the series' patch 0012, segments whose
+// LAYOUTGET failed after the grant: circumstance_unsent), so the record mirrors Ganesha's
+// segments exactly.
 #pragma once
 
 #include "model/data_files.hpp"
@@ -91,6 +93,7 @@ struct Counters {
     std::atomic<std::uint64_t> layoutgets_rw_refused_open{0};   // no open for write
     std::atomic<std::uint64_t> layoutgets_rw_refused_access{0}; // permission check failed
     std::atomic<std::uint64_t> segments_returned{0};
+    std::atomic<std::uint64_t> segments_unsent{0}; // granted, but the LAYOUTGET failed after
     std::atomic<std::uint64_t> returns_with_body{0};
     std::atomic<std::uint64_t> bad_return_bodies{0};
     std::atomic<std::uint64_t> ds_errors_reported{0}; // ffie_errors entries
@@ -116,8 +119,13 @@ struct Counters {
     std::atomic<std::uint64_t> layoutcommit_sizes{0}; // commits that moved the size
     std::atomic<std::uint64_t> getdeviceinfos{0};
     std::atomic<std::uint64_t> fencings{0};          // conflicting opens that fenced
+    std::atomic<std::uint64_t> revoke_fencings{0};   // RW layouts ended unreturned, fenced
     std::atomic<std::uint64_t> fenced_data_files{0}; // data files re-owned
     std::atomic<std::uint64_t> fence_failures{0};    // data files that could not be
+    // Mirrors marked stale because their fence failed, and failed fences on a file's last
+    // in-sync mirror (not marked: see layout/fence_plan.hpp).
+    std::atomic<std::uint64_t> fence_stale_marks{0};
+    std::atomic<std::uint64_t> fence_failures_in_sync{0};
     std::atomic<std::uint64_t> recalls_sent{0};      // CB_LAYOUTRECALLs queued
     std::atomic<std::uint64_t> recalls_not_found{0}; // nothing left to recall
     std::atomic<std::uint64_t> recalls_failed{0};
