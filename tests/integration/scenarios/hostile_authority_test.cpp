@@ -11,30 +11,24 @@
 //
 // Cluster: 1 MDS (FLEXFILES over VFS at /ff, Mirrors = 2) + 3 NFSv3 data servers, on a
 // private dbus.
+#include "admin_cli_support.hpp"
 #include "layout_test_support.hpp"
 
 #include <filesystem>
 #include <map>
-#include <regex>
-#include <sys/wait.h>
 
 using namespace flexfiles::layout_test;
+namespace admin_cli = flexfiles::admin_cli;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::filesystem::path cli_binary() {
-    // <build>/tests/integration/<this test> -> <build>/tools/ganesha-ff
-    const auto self = std::filesystem::read_symlink("/proc/self/exe");
-    return self.parent_path().parent_path().parent_path() / "tools" / "ganesha-ff";
-}
 
 const std::optional<std::uint32_t> kOk{NFS4_OK};
 
 class HostileAuthority : public FlexfilesCluster {
 protected:
     void SetUp() override {
-        ASSERT_TRUE(std::filesystem::exists(cli_binary())) << cli_binary();
+        ASSERT_TRUE(std::filesystem::exists(admin_cli::binary())) << admin_cli::binary();
         ClusterOptions options;
         options.with_dbus = true;
         options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
@@ -59,25 +53,18 @@ protected:
 
     // The interface registers a moment after the server answers NFS.
     void wait_for_dbus() {
-        ASSERT_TRUE(eventually(
-            [&] {
-                return run_command({cli_binary().string(), "exports"}, cluster_->dbus()->env(), 10s)
-                    .ok();
-            },
-            10s))
+        ASSERT_TRUE(admin_cli::wait_until_registered(*cluster_->dbus()))
             << "the FLEXFILES dbus interface never appeared";
     }
 
     // The export's layout counters (`ganesha-ff --json stats`, "layout.<name>"), by name.
     std::map<std::string, std::uint64_t> layout_stats() {
-        const CommandResult r =
-            run_command({cli_binary().string(), "--json", "stats"}, cluster_->dbus()->env(), 30s);
+        const CommandResult r = admin_cli::run(*cluster_->dbus(), {"--json", "stats"});
         EXPECT_TRUE(r.ok()) << r.output;
         std::map<std::string, std::uint64_t> out;
-        static const std::regex kPair("\"layout\\.([a-z_]+)\": ([0-9]+)");
-        for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), kPair);
-             it != std::sregex_iterator(); ++it)
-            out[(*it)[1].str()] = std::stoull((*it)[2].str());
+        for (const auto& [name, value] : admin_cli::counters_of(r.output))
+            if (name.starts_with("layout."))
+                out[name.substr(7)] = value;
         EXPECT_FALSE(out.empty()) << r.output;
         return out;
     }

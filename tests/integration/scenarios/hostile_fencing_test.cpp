@@ -8,32 +8,26 @@
 //   * a fence that fails on one mirror (its data server frozen) marks that mirror stale and
 //     is retried until it lands, after which the old credentials are refused there too.
 // Counters come from `ganesha-ff --json stats` (dbus GetStats).
+#include "admin_cli_support.hpp"
 #include "layout_test_support.hpp"
 
 #include <csignal>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <regex>
-#include <sys/wait.h>
 
 using namespace flexfiles::layout_test;
+namespace admin_cli = flexfiles::admin_cli;
 using namespace std::chrono_literals;
 
 namespace {
 
 constexpr unsigned kLeaseSeconds = 5;
 
-std::filesystem::path cli_binary() {
-    // <build>/tests/integration/<this test> -> <build>/tools/ganesha-ff
-    const auto self = std::filesystem::read_symlink("/proc/self/exe");
-    return self.parent_path().parent_path().parent_path() / "tools" / "ganesha-ff";
-}
-
 class HostileFencing : public ::testing::Test {
 protected:
     void SetUp() override {
-        ASSERT_TRUE(std::filesystem::exists(cli_binary())) << cli_binary();
+        ASSERT_TRUE(std::filesystem::exists(admin_cli::binary())) << admin_cli::binary();
         ClusterOptions options;
         options.with_dbus = true;
         options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
@@ -68,30 +62,18 @@ protected:
     }
 
     CommandResult cli(std::vector<std::string> args) {
-        std::vector<std::string> argv{cli_binary().string()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_command(argv, cluster_->dbus()->env(), 60s);
+        return admin_cli::run(*cluster_->dbus(), std::move(args));
     }
 
     void wait_for_dbus() {
-        const auto until = std::chrono::steady_clock::now() + 10s;
-        while (std::chrono::steady_clock::now() < until) {
-            const CommandResult r = cli({"exports"});
-            if (WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 0)
-                return;
-            std::this_thread::sleep_for(100ms);
-        }
-        FAIL() << "the FLEXFILES dbus interface never appeared";
+        ASSERT_TRUE(admin_cli::wait_until_registered(*cluster_->dbus()))
+            << "the FLEXFILES dbus interface never appeared";
     }
 
     // `ganesha-ff --json stats`: name -> value (a counter the server lacks reads as 0).
     std::map<std::string, std::uint64_t> stats() {
         const CommandResult r = cli({"--json", "stats"});
-        std::map<std::string, std::uint64_t> out;
-        static const std::regex kPair("\"([a-z_.]+)\": ([0-9]+)");
-        for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), kPair);
-             it != std::sregex_iterator(); ++it)
-            out[(*it)[1].str()] = std::stoull((*it)[2].str());
+        const auto out = admin_cli::counters_of(r.output);
         EXPECT_FALSE(out.empty()) << r.output;
         return out;
     }

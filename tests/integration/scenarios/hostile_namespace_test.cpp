@@ -12,6 +12,7 @@
 //
 // Cluster: 1 MDS (two FLEXFILES exports over VFS on tmpfs, Protocols 3 and 4, Mirrors = 2)
 // + 3 NFSv3 data servers, both exports listing all three; a private dbus daemon.
+#include "admin_cli_support.hpp"
 #include "mds_test_support.hpp"
 
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include <sys/mount.h>
 
 using namespace mds_test;
+namespace admin_cli = flexfiles::admin_cli;
 
 namespace {
 
@@ -47,12 +49,6 @@ private:
     fs::path dir_;
     bool mounted_ = false;
 };
-
-fs::path cli_binary() {
-    const fs::path self = fs::read_symlink("/proc/self/exe");
-    // <build>/tests/integration/<this test> -> <build>/tools/ganesha-ff
-    return self.parent_path().parent_path().parent_path() / "tools" / "ganesha-ff";
-}
 
 std::string hex16(std::uint64_t v) {
     char buf[17];
@@ -110,9 +106,7 @@ protected:
     }
 
     CommandResult cli(std::vector<std::string> args) {
-        std::vector<std::string> argv{cli_binary().string()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_command(argv, cluster_->dbus()->env(), 60s);
+        return admin_cli::run(*cluster_->dbus(), std::move(args));
     }
 
     // `ganesha-ff --json exports`: export id -> identity ("" when not shown).

@@ -7,14 +7,14 @@
 // rate-limited per client, and a READ layout's WRITE/COMMIT errors say nothing about the
 // mirrors' contents. Observed on the wire (OPEN and LAYOUTGET statuses), in the fleet's
 // health (`ganesha-ff list`) and in the export's counters (`ganesha-ff stats`).
+#include "admin_cli_support.hpp"
 #include "layout_test_support.hpp"
 
-#include <filesystem>
 #include <map>
-#include <regex>
-#include <sys/wait.h>
+#include <sstream>
 
 using namespace flexfiles::layout_test;
+namespace admin_cli = flexfiles::admin_cli;
 using namespace std::chrono_literals;
 
 namespace {
@@ -38,24 +38,14 @@ protected:
 
     // `ganesha-ff <args>` against the MDS's dbus; its output, or a test failure.
     std::string cli(std::vector<std::string> args) {
-        const auto self = std::filesystem::read_symlink("/proc/self/exe");
-        std::vector<std::string> argv{
-            (self.parent_path().parent_path().parent_path() / "tools" / "ganesha-ff").string()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        const CommandResult r = run_command(argv, cluster_->dbus()->env(), 60s);
-        EXPECT_TRUE(WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 0) << r.output;
+        const CommandResult r = admin_cli::run(*cluster_->dbus(), std::move(args));
+        EXPECT_TRUE(r.ok()) << r.output;
         return r.output;
     }
 
     // The export's counters, name -> value (`ganesha-ff --json stats`).
     std::map<std::string, std::uint64_t> stats() {
-        const std::string out = cli({"--json", "stats"});
-        std::map<std::string, std::uint64_t> m;
-        static const std::regex kPair("\"([a-z_.]+)\": ([0-9]+)");
-        for (auto it = std::sregex_iterator(out.begin(), out.end(), kPair);
-             it != std::sregex_iterator(); ++it)
-            m[(*it)[1].str()] = std::stoull((*it)[2].str());
-        return m;
+        return admin_cli::counters_of(cli({"--json", "stats"}));
     }
 
     // Data servers `ganesha-ff list` does not show Up.

@@ -16,6 +16,7 @@
 // WCC_Max_Age = 0, a private dbus) + 3 NFSv3 data servers. Clients: the client library's NFSv4.2
 // session (LAYOUTGET, LAYOUT_WCC, GETATTR), NFSv3 to the data servers under the layout's
 // credentials, NFSv3 to the MDS for writes through it.
+#include "admin_cli_support.hpp"
 #include "client/layout_wcc.hpp"
 #include "layout_test_support.hpp"
 #include "mds_test_support.hpp"
@@ -27,19 +28,13 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <sys/wait.h>
 
 namespace lt = flexfiles::layout_test;
+namespace admin_cli = flexfiles::admin_cli;
 using namespace mds_test;
 
 namespace {
-
-std::filesystem::path cli_binary() {
-    // <build>/tests/integration/<this test> -> <build>/tools/ganesha-ff
-    const auto self = std::filesystem::read_symlink("/proc/self/exe");
-    return self.parent_path().parent_path().parent_path() / "tools" / "ganesha-ff";
-}
 
 lt::NfsTime nfs4_time(const Nfs3Time& t) {
     return lt::NfsTime{t.seconds, t.nseconds};
@@ -84,7 +79,7 @@ std::vector<char> body_of(std::vector<lt::DataServerWcc> entries) {
 class HostileWcc : public ::testing::Test {
 protected:
     void SetUp() override {
-        ASSERT_TRUE(std::filesystem::exists(cli_binary())) << cli_binary();
+        ASSERT_TRUE(std::filesystem::exists(admin_cli::binary())) << admin_cli::binary();
         // WCC_Max_Age = 0: while an RW layout is out every GETATTR asks the data servers, so
         // each GETATTR below is data-server-backed.
         MdsSettings settings = fast_failures();
@@ -127,29 +122,18 @@ protected:
     }
 
     CommandResult cli(std::vector<std::string> args) {
-        std::vector<std::string> argv{cli_binary().string()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_command(argv, cluster_->dbus()->env(), 60s);
+        return admin_cli::run(*cluster_->dbus(), std::move(args));
     }
 
     void wait_until_registered() {
-        const bool up = eventually(
-            [&] {
-                const CommandResult r = cli({"exports"});
-                return WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 0;
-            },
-            10s, 100ms);
-        ASSERT_TRUE(up) << "the FLEXFILES dbus interface never appeared";
+        ASSERT_TRUE(admin_cli::wait_until_registered(*cluster_->dbus()))
+            << "the FLEXFILES dbus interface never appeared";
     }
 
     // `ganesha-ff --json stats` as name -> value.
     std::map<std::string, std::uint64_t> stats() {
         const CommandResult r = cli({"--json", "stats"});
-        std::map<std::string, std::uint64_t> out;
-        static const std::regex kPair("\"([a-z_.]+)\": ([0-9]+)");
-        for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), kPair);
-             it != std::sregex_iterator(); ++it)
-            out[(*it)[1].str()] = std::stoull((*it)[2].str());
+        const auto out = admin_cli::counters_of(r.output);
         EXPECT_FALSE(out.empty()) << r.output;
         return out;
     }
