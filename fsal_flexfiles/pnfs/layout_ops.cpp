@@ -7,6 +7,7 @@
 #include "pnfs/layout_ops.hpp"
 
 #include "export.hpp"
+#include "nfs4_retry_storm.h" // protocols/include: the core's retry-storm count
 #include "pnfs/context.hpp"
 
 #include <algorithm>
@@ -120,6 +121,9 @@ std::vector<std::pair<const char*, std::uint64_t>> layout_counters(const Export&
         {"recalls_sent", v(c.recalls_sent)},
         {"recalls_not_found", v(c.recalls_not_found)},
         {"recalls_failed", v(c.recalls_failed)},
+        // Server-wide, not per export: seconds in which one client failed one operation
+        // the same way 500 times (protocols/nfs4_retry_storm.c).
+        {"client_retry_storms", nfs4_retry_storms()},
     };
 }
 

@@ -30,7 +30,7 @@
 //
 // Disposal: the segment's Grant leaves the export's registry and is freed; that includes a
 // segment whose LAYOUTGET failed after this FSAL granted it (circumstance_unsent, from the
-// series' patch 0012: the grant and the layout state end together). An RW segment
+// series' patch 0013: the grant and the layout state end together). An RW segment
 // that ends without its holder returning it (circumstance_revoke: a recall not answered in
 // time, lease expiry, a client forgotten by the server or an administrator, export
 // cleanup) is fenced first (fencing.cpp, on_layout_ended): its holder may still reach the

@@ -8,7 +8,7 @@
 // that has to look (open2, see fencing.cpp) may run with that object's state lock held or
 // not, depending on the path. Every granted segment passes through layoutget and every
 // disposed one through layoutreturn (client returns, recalls, revocations at lease expiry,
-// forgotten layouts, return-on-close, and, with the series' patch 0012, segments whose
+// forgotten layouts, return-on-close, and, with the series' patch 0013, segments whose
 // LAYOUTGET failed after the grant: circumstance_unsent), so the record mirrors Ganesha's
 // segments exactly.
 #pragma once
