@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <gtest/gtest.h>
 #include <map>
 #include <regex>
 #include <string>
@@ -52,6 +53,14 @@ inline std::map<std::string, std::uint64_t> counters_of(const std::string& json)
     for (auto it = std::sregex_iterator(json.begin(), json.end(), kPair);
          it != std::sregex_iterator(); ++it)
         out[(*it)[1].str()] = std::stoull((*it)[2].str());
+    return out;
+}
+
+// The export's counters (`ganesha-ff --json stats`), or a test failure when there are none.
+inline std::map<std::string, std::uint64_t> counters(const harness::DbusDaemon& dbus) {
+    const harness::CommandResult r = run(dbus, {"--json", "stats"});
+    auto out = counters_of(r.output);
+    EXPECT_FALSE(out.empty()) << r.output;
     return out;
 }
 

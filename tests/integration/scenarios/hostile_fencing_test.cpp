@@ -71,12 +71,7 @@ protected:
     }
 
     // `ganesha-ff --json stats`: name -> value (a counter the server lacks reads as 0).
-    std::map<std::string, std::uint64_t> stats() {
-        const CommandResult r = cli({"--json", "stats"});
-        const auto out = admin_cli::counters_of(r.output);
-        EXPECT_FALSE(out.empty()) << r.output;
-        return out;
-    }
+    std::map<std::string, std::uint64_t> stats() { return admin_cli::counters(*cluster_->dbus()); }
     std::uint64_t stat(const std::string& name) { return stats()[name]; }
 
     const DataServerInfo* ds_of(Session& s, const LayoutDs& entry) {

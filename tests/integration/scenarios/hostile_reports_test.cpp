@@ -44,9 +44,7 @@ protected:
     }
 
     // The export's counters, name -> value (`ganesha-ff --json stats`).
-    std::map<std::string, std::uint64_t> stats() {
-        return admin_cli::counters_of(cli({"--json", "stats"}));
-    }
+    std::map<std::string, std::uint64_t> stats() { return admin_cli::counters(*cluster_->dbus()); }
 
     // Data servers `ganesha-ff list` does not show Up.
     std::vector<std::string> servers_not_up() {

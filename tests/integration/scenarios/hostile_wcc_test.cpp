@@ -131,12 +131,7 @@ protected:
     }
 
     // `ganesha-ff --json stats` as name -> value.
-    std::map<std::string, std::uint64_t> stats() {
-        const CommandResult r = cli({"--json", "stats"});
-        const auto out = admin_cli::counters_of(r.output);
-        EXPECT_FALSE(out.empty()) << r.output;
-        return out;
-    }
+    std::map<std::string, std::uint64_t> stats() { return admin_cli::counters(*cluster_->dbus()); }
     // How much counter `name` moved from `before` to now (a counter the server does not
     // report reads as absent: a test failure).
     std::uint64_t moved(const std::map<std::string, std::uint64_t>& before,

@@ -8,6 +8,7 @@
 //     could not have made, or an old-form name whose filehandle it does not know; it drops
 //     such removals from its queue without sending anything to the data server.
 #include "cmocka_cpp.hpp"
+#include "fresh_store.hpp"
 #include "mds/placement_at_create.hpp"
 #include "mds/reaper.hpp"
 #include "model/naming.hpp"
@@ -26,12 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::unique_ptr<LayoutStore> fresh_store(const char* name) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("ff-mds-namespace-" + std::to_string(getpid())) / name;
-    fs::remove_all(dir);
-    auto r = LayoutStore::open((dir / "layouts.db").string());
-    assert_true(r.ok());
-    return std::move(r.value);
+    return ::fresh_store("ff-mds-namespace", name);
 }
 
 PendingRemoval removal(std::uint64_t ds_id, const std::string& name,

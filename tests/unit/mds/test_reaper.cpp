@@ -4,6 +4,7 @@
 // error), a data server missing from the configuration is an error not a silent drop,
 // names claimed by a create are left alone, and the thread retries by itself.
 #include "cmocka_cpp.hpp"
+#include "fresh_store.hpp"
 #include "mds/reaper.hpp"
 #include "model/naming.hpp"
 #include "offline_fleet/offline_fleet.hpp"
@@ -21,12 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::unique_ptr<LayoutStore> fresh_store(const char* name) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("ff-mds-reaper-" + std::to_string(getpid())) / name;
-    fs::remove_all(dir);
-    auto r = LayoutStore::open((dir / "layouts.db").string());
-    assert_true(r.ok());
-    return std::move(r.value);
+    return ::fresh_store("ff-mds-reaper", name);
 }
 
 // A name of the store's own form (the reaper removes only its export's data files).

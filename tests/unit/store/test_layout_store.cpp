@@ -3,6 +3,7 @@
 // reopen (an MDS restart), removal is atomic with queueing, create intents are recovered,
 // the removal queue's scheduling, and bad files are refused with a clear error.
 #include "cmocka_cpp.hpp"
+#include "scratch_dir.hpp"
 #include "store/layout_store.hpp"
 
 #include <cstring>
@@ -17,13 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path scratch_dir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("ff-mds-store-" + std::to_string(getpid()));
-        fs::remove_all(d);
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    return ::scratch_dir("ff-mds-store");
 }
 
 // A store path of its own per test; parent folders are created by open().

@@ -6,6 +6,7 @@
 // replaced by a new one.
 #include "cmocka_cpp.hpp"
 #include "model/naming.hpp"
+#include "scratch_dir.hpp"
 #include "store/layout_store.hpp"
 
 #include <cstring>
@@ -19,13 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path scratch_dir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("ff-store-identity-" + std::to_string(getpid()));
-        fs::remove_all(d);
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    return ::scratch_dir("ff-store-identity");
 }
 
 std::string store_path(const char* name) {
