@@ -83,17 +83,11 @@ const mds::DataFile* find_data_file(const mds::DataFileMap& map, const fleet::De
 void handle_access_error(Export& exp, Handle& handle, ExportLayouts& state,
                          const HeldLayout& layout, const IoError& err) {
     bump(state.counters.ds_access_errors);
+    // apply_ds_error has already ignored devices the layout does not name.
     const mds::DataFile* held = find_data_file(layout.files, err.deviceid);
-    if (held == nullptr) {
-        LogInfo(COMPONENT_PNFS,
-                "FLEXFILES file %" PRIu64 ": access error on device %s, which the client's "
-                "layout does not name",
-                handle.fileid, fleet::deviceid_hex(err.deviceid).c_str());
-        return;
-    }
     const auto current = mds_access::data_files(exp, handle);
     const mds::DataFile* now = current ? find_data_file(*current, err.deviceid) : nullptr;
-    if (now == nullptr)
+    if (held == nullptr || now == nullptr)
         return;
     if (now->fencing_uid != held->fencing_uid || now->fencing_gid != held->fencing_gid) {
         bump(state.counters.ds_access_expected);
