@@ -31,6 +31,8 @@ packages=(
     rpcbind dbus python3 python3-dbus procps
     # the packages and the package test: dpkg-buildpackage, lintian, rpmbuild
     debhelper dpkg-dev fakeroot lintian rpm
+    # the kernel-client tests: Linux guests under QEMU with a busybox initramfs
+    qemu-system-x86 busybox-static cpio kmod
 )
 
 missing=()
@@ -57,3 +59,8 @@ if [ ! -e /etc/mtab ] && [ ! -L /etc/mtab ]; then
     echo "setup-deps: linking /etc/mtab to ../proc/self/mounts"
     ln -s ../proc/self/mounts /etc/mtab
 fi
+
+# The kernel the kernel-client tests boot (Debian's linux-image-amd64, unpacked, not
+# installed), cached beside the Ganesha tarball.
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/testing/kernel_client/fetch-kernel.sh" "$root/.cache/kernel"

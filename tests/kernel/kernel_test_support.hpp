@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// What the kernel-client scenarios share: the cluster (1 MDS + 3 NFSv3 data servers,
+// FLEXFILES with Mirrors = 2, the MDS also serving NFSv3 and NFSv4.0 for clients without
+// layouts), the guest's mount commands, and readers of what the guest's kernel counts
+// (/proc/self/mountstats, /proc/net/rpc/nfs).
+#pragma once
+
+#include "ff_kernel_client/guest_vm.hpp"
+#include "mds_test_support.hpp"
+
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace kernel_test {
+
+using namespace mds_test;
+using flexfiles::kernel_client::GuestOptions;
+using flexfiles::kernel_client::GuestVm;
+
+inline ClusterOptions kernel_cluster(MdsSettings s = {}) {
+    ClusterOptions o;
+    o.data_servers = 3;
+    o.configure_mds = [s](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
+        configure_flexfiles_mds(mds, ds, s);
+        mds.minor_versions = {0, 1, 2};
+    };
+    return o;
+}
+
+// "mkdir -p DIR && mount ..." for the MDS's export over NFSv4.<minor>.
+inline std::string mount_v4(GaneshaServer& mds, const std::string& dir, unsigned minor = 2) {
+    const auto& e = mds.options().exports.at(0);
+    const std::string pseudo =
+        e.pseudo.empty() ? "/export" + std::to_string(e.export_id) : e.pseudo;
+    return "mkdir -p " + dir + " && mount -t nfs4 -o vers=4." + std::to_string(minor) +
+           ",addr=" + mds.address() + ",clientaddr=10.0.2.15,port=" +
+           std::to_string(mds.nfs_port()) + " " + mds.address() + ":" + pseudo + " " + dir;
+}
+
+// The same export over NFSv3 (the kernel speaks MOUNT itself: fixed ports, no rpcbind).
+inline std::string mount_v3(GaneshaServer& mds, const std::string& dir) {
+    return "mkdir -p " + dir + " && mount -t nfs -o vers=3,proto=tcp,nolock,port=" +
+           std::to_string(mds.nfs_port()) + ",mountport=" + std::to_string(mds.mnt_port()) +
+           ",mountproto=tcp,addr=" + mds.address() + " " + mds.address() + ":" +
+           mds.export_path().string() + " " + dir;
+}
+
+// Per-operation call counts of the mount at `dir` from the guest's /proc/self/mountstats.
+inline std::map<std::string, unsigned long> mount_op_counts(GuestVm& vm, const std::string& dir) {
+    const std::string text = vm.must("cat /proc/self/mountstats");
+    std::map<std::string, unsigned long> out;
+    std::istringstream in(text);
+    bool ours = false, ops = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("device ", 0) == 0) {
+            ours = line.find(" mounted on " + dir + " ") != std::string::npos;
+            ops = false;
+            continue;
+        }
+        if (!ours)
+            continue;
+        if (line.find("per-op statistics") != std::string::npos) {
+            ops = true;
+            continue;
+        }
+        const auto colon = line.find(':');
+        if (!ops || colon == std::string::npos)
+            continue;
+        std::istringstream name_in(line.substr(0, colon));
+        std::string name;
+        name_in >> name;
+        std::istringstream values(line.substr(colon + 1));
+        unsigned long calls = 0;
+        if (values >> calls)
+            out[name] = calls;
+    }
+    return out;
+}
+
+// The guest's mountstats block of the mount at `dir` (for "pnfs=LAYOUT_FLEX_FILES").
+inline std::string mount_stats_block(GuestVm& vm, const std::string& dir) {
+    return vm.must("awk '/^device /{p = index($0, \" mounted on " + dir +
+                   " \") > 0} p' /proc/self/mountstats");
+}
+
+// The guest's NFSv3 client calls by procedure (/proc/net/rpc/nfs "proc3" line): its
+// traffic to the data servers. Index 7 is WRITE, 6 READ, 21 COMMIT.
+inline std::vector<unsigned long> guest_nfs3_calls(GuestVm& vm) {
+    const std::string line = vm.must("grep '^proc3 ' /proc/net/rpc/nfs || true");
+    std::istringstream in(line);
+    std::string tag;
+    unsigned long count = 0;
+    in >> tag >> count;
+    std::vector<unsigned long> out;
+    for (unsigned long v; in >> v;)
+        out.push_back(v);
+    return out;
+}
+constexpr std::size_t kNfs3Read = 6;
+constexpr std::size_t kNfs3Write = 7;
+constexpr std::size_t kNfs3Commit = 21;
+
+// The fileid the MDS gives a file: the inode number of the file in its export folder.
+inline std::uint64_t mds_fileid(GaneshaServer& mds, const std::string& name) {
+    struct stat st {};
+    if (::stat((mds.export_path() / name).c_str(), &st) != 0)
+        return 0;
+    return st.st_ino;
+}
+
+// md5sum's hex digest of a host file ("" if it cannot be read).
+inline std::string md5_file(const fs::path& path) {
+    FILE* p = popen(("md5sum '" + path.string() + "' 2>/dev/null").c_str(), "r");
+    char buf[64] = {};
+    const bool got = p && fgets(buf, sizeof(buf), p) && std::strlen(buf) >= 32;
+    if (p)
+        pclose(p);
+    return got ? std::string(buf, 32) : std::string();
+}
+
+} // namespace kernel_test
