@@ -170,8 +170,9 @@ TEST_F(LayoutError, AccessRepairsTheDataFileOwner) {
     EXPECT_EQ(other_root.getattr(other.fh_vers[0]).attr.uid, other.creds().uid);
 }
 
-// lea_stateid must be the caller's layout stateid of the file (checked by Ganesha before
-// the FSAL hears of it, so nothing is reported to the fleet).
+// lea_stateid must be the caller's layout stateid of the file, with a seqid the server has
+// reached (checked by Ganesha before the FSAL hears of it, so nothing is reported to the
+// fleet).
 TEST_F(LayoutError, BadStateidsAreRefused) {
     const std::vector<DeviceError> nxio{device_error(layout_.mirrors[0][0].deviceid, NFS4ERR_NXIO)};
     const std::size_t mark = cluster_->mds().log_offset();
@@ -187,13 +188,18 @@ TEST_F(LayoutError, BadStateidsAreRefused) {
         must_layoutget(*other_client, theirs.fh, theirs.stateid, LAYOUTIOMODE4_READ);
     EXPECT_EQ(layouterror(their_layout.stateid, nxio), kBadStateid) << "another client's layout";
 
-    // A second LAYOUTGET moves the layout stateid's seqid on: the first one is old.
-    const Layout again = must_layoutget(*session_, file_.fh, layout_.stateid, LAYOUTIOMODE4_RW);
-    ASSERT_EQ(again.stateid.seqid, layout_.stateid.seqid + 1);
-    EXPECT_EQ(layouterror(layout_.stateid, nxio),
-              std::optional<std::uint32_t>(NFS4ERR_OLD_STATEID));
+    // A seqid the server never reached.
+    stateid4 future = layout_.stateid;
+    future.seqid += 1;
+    EXPECT_EQ(layouterror(future, nxio), kBadStateid) << "a seqid newer than the server's";
 
     EXPECT_FALSE(mds_logged(mark, {"probing it now"})) << "a refused LAYOUTERROR reported a server";
+
+    // An older seqid of the caller's own layout is accepted (patch 0012): LAYOUTERROR changes
+    // no layout state, and the Linux client would re-send OLD_STATEID's seqid for ever.
+    const Layout again = must_layoutget(*session_, file_.fh, layout_.stateid, LAYOUTIOMODE4_RW);
+    ASSERT_EQ(again.stateid.seqid, layout_.stateid.seqid + 1);
+    EXPECT_EQ(layouterror(layout_.stateid, nxio), std::optional<std::uint32_t>(NFS4_OK));
 }
 
 // Ganesha 4.3 never set LAYOUTERROR's result op number, so its reply was unusable. Now

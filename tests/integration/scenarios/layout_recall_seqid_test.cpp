@@ -11,6 +11,7 @@
 #include "layout_test_support.hpp"
 
 #include <atomic>
+#include <cstring>
 
 using namespace flexfiles::layout_test;
 using namespace std::chrono_literals;
@@ -77,6 +78,23 @@ TEST_F(LayoutRecallSeqid, LayoutgetWithThePreRecallSeqidIsNotOld) {
     const LayoutGetResult r = layoutget(*session_, file_.fh, layout_.stateid, LAYOUTIOMODE4_RW);
     ASSERT_TRUE(r.status.has_value()) << r.error;
     EXPECT_NE(*r.status, static_cast<std::uint32_t>(NFS4ERR_OLD_STATEID));
+}
+
+// LAYOUTERROR with the pre-recall seqid is answered OK too. The Linux client re-sends an
+// OLD_STATEID LAYOUTERROR with the same seqid every second (nfs42_layouterror_done) while
+// it holds the layout segment, and its own LAYOUTRETURN waits for that segment.
+TEST_F(LayoutRecallSeqid, LayouterrorWithThePreRecallSeqidIsAccepted) {
+    provoke_recall();
+    DeviceError e;
+    std::memcpy(e.deviceid.data(), layout_.mirrors[0][0].deviceid.data(), e.deviceid.size());
+    e.status = NFS4ERR_NXIO;
+    e.opnum = NFS4_OP_READ;
+    Compound c;
+    c.putfh(file_.fh).layouterror(0, NFS4_UINT64_MAX, layout_.stateid, {e});
+    CompoundResult r = session_->send(c);
+    ASSERT_TRUE(r.replied()) << r.error;
+    EXPECT_EQ(r.status_of(1), kOk) << "LAYOUTERROR with seqid " << layout_.stateid.seqid
+                                   << " after the recall's " << recalled_seqid_.load();
 }
 
 // What stays refused: a seqid newer than the server's, and another client's layout.
