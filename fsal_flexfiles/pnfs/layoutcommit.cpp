@@ -4,7 +4,7 @@
 // empty, there is nothing layout-specific to commit).
 //
 // The client's view of what it wrote through the layout becomes the file's: the new size
-// (loca_last_write_offset + 1, when the client sends one and it is larger) and the new
+// (loca_last_write_offset + 1, when the client sends one below 2^64-1 and it is larger) and the new
 // mtime (when it sends one) are recorded in the export's attribute cache as a LAYOUTCOMMIT
 // barrier (cache/attr_cache.hpp): it never shrinks the file, and it supersedes every WCC
 // report older than it. The answer carries the file's size after the commit when the
@@ -35,7 +35,13 @@ nfsstat4 layoutcommit(fsal_obj_handle* obj_hdl, XDR*, const fsal_layoutcommit_ar
     const std::uint64_t file = file_id_of(*obj_hdl);
 
     std::optional<std::uint64_t> new_size;
-    if (arg->new_offset) {
+    // The Linux client sends 2^64-1 when it knows no last write (pnfs_layoutcommit_inode,
+    // plh_lwb == 0): that is no size at all, not a file of 2^64-1 bytes.
+    if (arg->new_offset && arg->last_write == NFS4_UINT64_MAX) {
+        LogDebug(COMPONENT_PNFS,
+                 "FLEXFILES LAYOUTCOMMIT file %" PRIu64 ": last write offset 2^64-1, no size",
+                 file);
+    } else if (arg->new_offset) {
         // last_write is the offset of the last byte written; it must lie in the segment.
         const pnfs_segment& seg = arg->segment;
         if (arg->last_write < seg.offset ||
@@ -46,7 +52,7 @@ nfsstat4 layoutcommit(fsal_obj_handle* obj_hdl, XDR*, const fsal_layoutcommit_ar
                     file, arg->last_write);
             return NFS4ERR_INVAL;
         }
-        new_size = arg->last_write == NFS4_UINT64_MAX ? arg->last_write : arg->last_write + 1;
+        new_size = arg->last_write + 1;
     }
     std::optional<wcc::NfsTime> mtime;
     if (arg->time_changed) {

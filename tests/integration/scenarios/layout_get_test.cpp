@@ -186,6 +186,21 @@ TEST_F(LayoutGet, LayoutCommitGivesTheFileItsNewSize) {
     EXPECT_EQ(*st.attrs.size, data.size());
 }
 
+// The Linux client sends loca_last_write_offset = 2^64-1 when it knows no last write
+// (pnfs_layoutcommit_inode with plh_lwb == 0): that says nothing of the size, and must not
+// make the file 2^64-1 bytes long.
+TEST_F(LayoutGet, LayoutCommitWithTheLargestOffsetLeavesTheSize) {
+    const Layout l = must_layoutget(*session_, file_.fh, file_.stateid, LAYOUTIOMODE4_RW);
+    ASSERT_EQ(layoutcommit(*session_, file_.fh, l.stateid, 4095).status,
+              std::optional<std::uint32_t>(NFS4_OK));
+    const CommitResult c = layoutcommit(*session_, file_.fh, l.stateid, NFS4_UINT64_MAX);
+    ASSERT_EQ(c.status, std::optional<std::uint32_t>(NFS4_OK));
+    EXPECT_FALSE(c.new_size.has_value()) << *c.new_size;
+    const StatResult st = stat_path(*session_, "/ff/data");
+    ASSERT_TRUE(st.attrs.size.has_value());
+    EXPECT_EQ(*st.attrs.size, 4096u);
+}
+
 TEST_F(LayoutGet, LayoutReturnTakesAnErrorAndStatsReport) {
     const Layout l = must_layoutget(*session_, file_.fh, file_.stateid, LAYOUTIOMODE4_RW);
     const DeviceId dev0 = l.mirrors[0][0].deviceid;
