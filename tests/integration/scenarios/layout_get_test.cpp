@@ -219,9 +219,9 @@ TEST_F(LayoutGet, LayoutReturnTakesAnErrorAndStatsReport) {
     const ReturnResult r = layoutreturn(*session_, file_.fh, l.stateid, body);
     ASSERT_EQ(r.status, std::optional<std::uint32_t>(NFS4_OK));
     EXPECT_FALSE(r.stateid_present) << "every segment returned: the layout state is gone";
-    // The layout stateid names nothing any more.
+    // The layout stateid names nothing any more: no layout to commit through.
     EXPECT_EQ(layoutcommit(*session_, file_.fh, l.stateid, std::nullopt).status,
-              std::optional<std::uint32_t>(NFS4ERR_BAD_STATEID));
+              std::optional<std::uint32_t>(NFS4ERR_BADLAYOUT));
 
     // The WRITE that failed on mirror 0 may have reached mirror 1: mirror 0 is stale until
     // the resilverer has copied mirror 1 over it (no RW layout is out any more).

@@ -70,6 +70,10 @@ TEST_F(LayoutRecallSeqid, LayoutcommitWithThePreRecallSeqidIsAccepted) {
     stateid4 current = layout_.stateid;
     current.seqid = recalled_seqid_.load();
     EXPECT_EQ(layoutreturn(*session_, file_.fh, current).status, kOk);
+
+    // Once returned, the layout is gone: a late LAYOUTCOMMIT through it is BADLAYOUT.
+    EXPECT_EQ(layoutcommit(*session_, file_.fh, current, 4096).status,
+              std::optional<std::uint32_t>(NFS4ERR_BADLAYOUT));
 }
 
 // LAYOUTGET with the pre-recall seqid of its own layout state is not OLD_STATEID either.
@@ -97,20 +101,23 @@ TEST_F(LayoutRecallSeqid, LayouterrorWithThePreRecallSeqidIsAccepted) {
                                    << " after the recall's " << recalled_seqid_.load();
 }
 
-// What stays refused: a seqid newer than the server's, and another client's layout.
+// What stays refused: a seqid newer than the server's, and another client's layout. A
+// LAYOUTCOMMIT without a layout of the caller's is NFS4ERR_BADLAYOUT (RFC 8881 section
+// 18.42.3, and what knfsd answers): the Linux client drops such a commit quietly, where
+// BAD_STATEID failed the application's fsync with EIO.
 TEST_F(LayoutRecallSeqid, NewerSeqidsAndOtherClientsLayoutsStayRefused) {
     provoke_recall();
     stateid4 future = layout_.stateid;
     future.seqid = recalled_seqid_.load() + 1;
     EXPECT_EQ(layoutcommit(*session_, file_.fh, future, std::nullopt).status,
-              std::optional<std::uint32_t>(NFS4ERR_BAD_STATEID));
+              std::optional<std::uint32_t>(NFS4ERR_BADLAYOUT));
 
     // Another client with this client's layout stateid: the current seqid is not its
-    // layout (BAD_STATEID; stock Ganesha accepted it), an older one stays OLD_STATEID.
+    // layout (BADLAYOUT; stock Ganesha accepted it), an older one stays OLD_STATEID.
     stateid4 current = layout_.stateid;
     current.seqid = recalled_seqid_.load();
     EXPECT_EQ(layoutcommit(*other_, file_.fh, current, std::nullopt).status,
-              std::optional<std::uint32_t>(NFS4ERR_BAD_STATEID));
+              std::optional<std::uint32_t>(NFS4ERR_BADLAYOUT));
     EXPECT_EQ(layoutcommit(*other_, file_.fh, layout_.stateid, std::nullopt).status,
               std::optional<std::uint32_t>(NFS4ERR_OLD_STATEID));
 }

@@ -14,7 +14,7 @@ namespace {
 
 class RetryStorm : public FlexfilesCluster {};
 
-// PUTFH, LAYOUTCOMMIT with a seqid newer than the server's: NFS4ERR_BAD_STATEID each time.
+// PUTFH, LAYOUTCOMMIT with a seqid newer than the server's: NFS4ERR_BADLAYOUT each time.
 std::optional<std::uint32_t> bad_commit(Session& s, const OpenFile& f, const Layout& l) {
     stateid4 future = l.stateid;
     future.seqid += 100;
@@ -31,7 +31,7 @@ TEST_F(RetryStorm, AClientFailingTheSameOperationThousandsOfTimesASecondIsLogged
 
     // Now and then: no report.
     for (int i = 0; i < 20; i++)
-        ASSERT_EQ(bad_commit(*stormy, f, l), std::optional<std::uint32_t>(NFS4ERR_BAD_STATEID));
+        ASSERT_EQ(bad_commit(*stormy, f, l), std::optional<std::uint32_t>(NFS4ERR_BADLAYOUT));
     std::this_thread::sleep_for(1100ms);
     EXPECT_FALSE(cluster_->mds().log_contains("retries a failing operation", mark));
 
@@ -41,13 +41,13 @@ TEST_F(RetryStorm, AClientFailingTheSameOperationThousandsOfTimesASecondIsLogged
     while (std::chrono::steady_clock::now() - start < 6s &&
            !cluster_->mds().log_contains("retries a failing operation", mark)) {
         for (int i = 0; i < 200; i++, sent++)
-            ASSERT_EQ(bad_commit(*stormy, f, l), std::optional<std::uint32_t>(NFS4ERR_BAD_STATEID));
+            ASSERT_EQ(bad_commit(*stormy, f, l), std::optional<std::uint32_t>(NFS4ERR_BADLAYOUT));
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_TRUE(cluster_->mds().log_contains("retries a failing operation", mark))
         << sent << " failing LAYOUTCOMMITs in " << seconds << " s were not noticed";
-    EXPECT_TRUE(cluster_->mds().log_contains("x LAYOUTCOMMIT answered NFS4ERR_BAD_STATEID", mark));
+    EXPECT_TRUE(cluster_->mds().log_contains("x LAYOUTCOMMIT answered NFS4ERR_BADLAYOUT", mark));
     EXPECT_TRUE(cluster_->mds().log_contains(
         "last on fileid " + std::to_string(f.attrs.fileid.value_or(0)), mark));
 
