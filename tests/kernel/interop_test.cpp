@@ -43,10 +43,10 @@ TEST(KernelInterop, Vers42UsesFlexFilesLayoutsAndBothMirrorsGetTheBytes) {
     auto ops = mount_op_counts(vm, "/mnt");
     EXPECT_GT(ops["GETDEVICEINFO"], 0u);
     EXPECT_GE(diff(kNfs3Write), 16u) << "16 MiB in data-server WRITEs of at most 1 MiB";
-    std::cout << "[ pnfs ] GETDEVICEINFO " << ops["GETDEVICEINFO"] << ", LAYOUTGET "
+    observe(Observation() << "GETDEVICEINFO " << ops["GETDEVICEINFO"] << ", LAYOUTGET "
               << ops["LAYOUTGET"] << ", LAYOUTCOMMIT " << ops["LAYOUTCOMMIT"]
               << ", data-server WRITE " << diff(kNfs3Write) << ", READ " << diff(kNfs3Read)
-              << ", COMMIT " << diff(kNfs3Commit) << std::endl;
+              << ", COMMIT " << diff(kNfs3Commit));
 
     // Both mirrors hold exactly the bytes the guest wrote.
     const auto placed = data_files_on_disk(cluster, mds_fileid(mds, "big"));

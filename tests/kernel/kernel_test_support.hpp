@@ -111,6 +111,24 @@ inline std::uint64_t mds_fileid(GaneshaServer& mds, const std::string& name) {
     return st.st_ino;
 }
 
+// A figure a scenario measured: printed, and kept in <test work dir>/observations.txt so a
+// passing run (whose output ctest does not show) still leaves it behind.
+//   observe(Observation() << "write took " << seconds << " s");
+struct Observation {
+    std::ostringstream text;
+    template <class T> Observation& operator<<(const T& value) {
+        text << value;
+        return *this;
+    }
+};
+inline void observe(const Observation& o) {
+    std::string line = o.text.str();
+    while (!line.empty() && line.back() == '\n')
+        line.pop_back();
+    std::cout << "[ observed ] " << line << std::endl;
+    std::ofstream(test_work_dir() / "observations.txt", std::ios::app) << line << '\n';
+}
+
 // md5sum's hex digest of a host file ("" if it cannot be read).
 inline std::string md5_file(const fs::path& path) {
     FILE* p = popen(("md5sum '" + path.string() + "' 2>/dev/null").c_str(), "r");

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// The MDS restarts while a kernel client writes through its layouts: the client reclaims
+// its state in the grace period (RECLAIM_COMPLETE sent again), the write finishes, and the
+// file holds every byte afterwards, on both mirrors.
+#include "kernel_test_support.hpp"
+
+using namespace kernel_test;
+
+TEST(KernelMdsRestart, AWriteAcrossAnMdsRestartReclaimsAndCompletes) {
+    ClusterOptions o = kernel_cluster();
+    const auto base = o.configure_mds;
+    o.configure_mds = [base](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
+        base(mds, ds);
+        mds.lease_lifetime = 15;
+        mds.grace_period = 20;
+    };
+    Cluster cluster(o);
+    GaneshaServer& mds = cluster.mds();
+    GuestVm vm;
+    vm.must(mount_v4(mds, "/mnt"));
+    const auto reclaims_before = mount_op_counts(vm, "/mnt")["RECLAIM_COMPLETE"];
+
+    // 24 MiB in 256 KiB writes, flushed every 2 MiB, so the restart lands mid-write.
+    vm.must("dd if=/dev/urandom of=/tmp/src bs=1M count=24 2>/dev/null");
+    vm.must(R"SH(( (start=$(date +%s); i=0
+while [ $i -lt 12 ]; do
+    dd if=/tmp/src of=/mnt/big bs=256k skip=$((i*8)) seek=$((i*8)) count=8 conv=notrunc,fsync 2>&1 || exit 1
+    i=$((i+1))
+done; echo $(( $(date +%s) - start )) > /tmp/secs) > /tmp/write.log 2>&1; echo $? > /tmp/rc ) &)SH");
+    ASSERT_TRUE(eventually([&] { return mds_fileid(mds, "big") != 0; }, 60s));
+    const std::uint64_t fileid = mds_fileid(mds, "big");
+    ASSERT_TRUE(eventually(
+        [&] {
+            for (const auto& f : data_files_on_disk(cluster, fileid))
+                if (fs::file_size(f.path) >= (4u << 20))
+                    return true;
+            return false;
+        },
+        120s, 200ms));
+
+    // A restart with a grace period: the client's state must be reclaimed, not lost.
+    mds.mutable_options().graceless = false;
+    const auto restart_at = std::chrono::steady_clock::now();
+    mds.restart();
+    observe(Observation() << "MDS restarted in "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - restart_at).count()
+              << " ms");
+
+    ASSERT_TRUE(eventually([&] { return vm.run("test -s /tmp/rc").ok(); }, 300s, 1s))
+        << vm.run("cat /tmp/write.log").output;
+    EXPECT_EQ(vm.must("cat /tmp/rc"), "0\n") << vm.must("cat /tmp/write.log");
+    observe(Observation() << "the write took " << vm.run("cat /tmp/secs").output);
+    EXPECT_GT(mount_op_counts(vm, "/mnt")["RECLAIM_COMPLETE"], reclaims_before)
+        << "the client reclaimed after the restart";
+
+    vm.must("sync && echo 3 > /proc/sys/vm/drop_caches");
+    EXPECT_EQ(vm.must("cmp /tmp/src /mnt/big && echo same", 120s), "same\n");
+    const std::string want = vm.must("md5sum /tmp/src | cut -c1-32");
+    const auto placed = data_files_on_disk(cluster, fileid);
+    ASSERT_EQ(placed.size(), 2u);
+    EXPECT_TRUE(eventually([&] {
+        return md5_file(placed[0].path) + "\n" == want && md5_file(placed[1].path) + "\n" == want;
+    }, 60s, 1s)) << "both mirrors hold the file";
+}
