@@ -35,7 +35,7 @@ void notify(Export& exp, std::uint64_t ds_id, bool deleted) noexcept {
     }
     LogEvent(COMPONENT_PNFS,
              "%s: CB_NOTIFY_DEVICEID %s of device %s (data server %" PRIu64
-             ") sent to the clients granted it",
+             ") queued for the clients granted it",
              exp.label().c_str(), what, fleet::deviceid_hex(dev).c_str(), ds_id);
 #else
     (void)exp;

@@ -100,8 +100,7 @@ protected:
 
     // The client's notifications once it has `n` of them (or after 10 s), and after a
     // moment for any that should not come.
-    static std::vector<fc::DeviceNotification> notifications(fc::PnfsClient& pnfs,
-                                                             std::size_t n) {
+    static std::vector<fc::DeviceNotification> notifications(fc::PnfsClient& pnfs, std::size_t n) {
         const auto until = std::chrono::steady_clock::now() + 10s;
         while (pnfs.device_notifications().size() < n && std::chrono::steady_clock::now() < until)
             std::this_thread::sleep_for(20ms);
