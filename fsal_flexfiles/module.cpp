@@ -20,7 +20,8 @@ constexpr char kFsalName[] = "FLEXFILES";
 
 // Everything is configured per export (EXPORT { FSAL { Name = FLEXFILES; ...
 // } }): one module serves exports with different data servers. fs_info stays
-// zero: every fs_* export operation answers from the sub-FSAL.
+// zero (every fs_* export operation answers from the sub-FSAL) but for
+// pnfs_device_notify, which GETDEVICEINFO reads from the module.
 fsal_status_t init_config(fsal_module* /*fsal_hdl*/, config_file_t /*config_struct*/,
                           config_error_type* /*err_type*/) noexcept {
     LogDebug(COMPONENT_FSAL, "FLEXFILES: FSAL API %d.%d", FSAL_MAJOR_VERSION, FSAL_MINOR_VERSION);
@@ -50,6 +51,11 @@ extern "C" MODULE_INIT void flexfiles_fsal_init(void) {
     fsal->m_ops.update_export = update_export;
     // pNFS MDS, module level: GETDEVICEINFO and the device address size.
     layout::init_layout_module_ops(fsal->m_ops);
+#ifdef FSAL_HAS_PNFS_DEVICE_NOTIFY
+    // The data-server changes an administrator makes are announced (pnfs/device_notify.hpp),
+    // so GETDEVICEINFO grants clients both notifications and they cache devices.
+    fsal->fs_info.pnfs_device_notify = NOTIFY_DEVICEID4_CHANGE_MASK | NOTIFY_DEVICEID4_DELETE_MASK;
+#endif
 
     init_handle_ops(the_module.handle_ops);
 }

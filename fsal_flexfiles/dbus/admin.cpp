@@ -6,6 +6,7 @@
 #include "ganesha/sal_shim.h"
 #include "methods.hpp"
 #include "model/ds_block.hpp"
+#include "pnfs/device_notify.hpp"
 #include "pnfs/layout_ops.hpp"
 
 #include <cctype>
@@ -274,6 +275,8 @@ Result set_drained(Export& exp, std::uint64_t ds_id, bool drained) {
         msg += drained ? ": no new files are placed on it, existing ones stay"
                        : ": new files may be placed on it again";
     LogEvent(COMPONENT_FSAL, "%s: %s (dbus)", exp.label().c_str(), msg.c_str());
+    if (was != drained)
+        layout::notify_device_drain_changed(exp, ds_id);
     return Result::ok(msg);
 }
 
@@ -365,6 +368,7 @@ Result remove_data_server(Export& exp, std::uint64_t ds_id) {
     std::string msg =
         ds_name(ds_id) + " removed; not persisted: remove its block from ganesha.conf too";
     LogEvent(COMPONENT_FSAL, "%s: %s (dbus)", exp.label().c_str(), msg.c_str());
+    layout::notify_device_removed(exp, ds_id);
     return Result::ok(msg);
 }
 

@@ -13,6 +13,8 @@
 #include "sal_data.h"
 #include "sal_functions.h"
 
+#include <string.h>
+
 bool ff_layout_find_export(struct fsal_module *fsal,
 			   bool (*match)(struct fsal_export *exp, void *arg),
 			   void *arg)
@@ -81,6 +83,23 @@ int ff_layout_async_recall(const struct fsal_up_vector *vec, const void *key,
 		return st.minor != 0 ? st.minor : EIO;
 	}
 	return 0;
+}
+
+int ff_notify_device(const struct fsal_up_vector *vec, const void *deviceid,
+		     size_t len, bool deleted, bool immediate)
+{
+	struct pnfs_deviceid devid;
+	state_status_t status;
+
+	if (vec == NULL || vec->notify_device == NULL || deviceid == NULL ||
+	    len != sizeof(devid))
+		return EINVAL;
+
+	memcpy(&devid, deviceid, sizeof(devid));
+	status = vec->notify_device(deleted ? NOTIFY_DEVICEID4_DELETE
+					    : NOTIFY_DEVICEID4_CHANGE,
+				    LAYOUT4_FLEX_FILES, devid, immediate);
+	return status == STATE_SUCCESS ? 0 : EIO;
 }
 
 struct gsh_export *ff_layout_ctx_export_get(void)

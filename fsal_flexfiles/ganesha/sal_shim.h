@@ -44,6 +44,16 @@ int ff_layout_async_recall(const struct fsal_up_vector *vec, const void *key,
 			   void (*cb)(void *cb_arg, int status), void *cb_arg);
 
 /*
+ * CB_NOTIFY_DEVICEID of the flex-files device `deviceid` (16 bytes) through
+ * the up-call vector's notify_device: NOTIFY_DEVICEID4_DELETE when
+ * `deleted`, else NOTIFY_DEVICEID4_CHANGE with ndc_immediate = `immediate`.
+ * The core queues one callback per client granted that notification and
+ * returns. Returns 0, or an errno when nothing was queued.
+ */
+int ff_notify_device(const struct fsal_up_vector *vec, const void *deviceid,
+		     size_t len, bool deleted, bool immediate);
+
+/*
  * A reference to op_ctx's export (NULL without one); give it back with
  * ff_layout_export_put. Keeps the export, its FSAL export and its up-call
  * vector alive.

@@ -304,8 +304,12 @@ FlexDeviceAddr decode_getdeviceinfo(const GETDEVICEINFO4resok& ok) {
         throw XdrError("GETDEVICEINFO returned a device of layout type " +
                        std::to_string(enum_bits(da.da_layout_type)));
     }
-    return decode_ff_device_addr4(
+    FlexDeviceAddr addr = decode_ff_device_addr4(
         std::span<const char>(da.da_addr_body.da_addr_body_val, da.da_addr_body.da_addr_body_len));
+    if (ok.gdir_notification.bitmap4_len > 0) {
+        addr.notifications = ok.gdir_notification.map[0];
+    }
+    return addr;
 }
 
 // ---- ff_layoutreturn4 and LAYOUTERROR4args --------------------------------------------

@@ -110,6 +110,9 @@ struct FlexDeviceVersion {
 struct FlexDeviceAddr {
     std::vector<FlexNetAddr> netaddrs;
     std::vector<FlexDeviceVersion> versions;
+    // gdir_notification's first word: the notify_deviceid_type4 bits the server will send
+    // for this device (device_notify.hpp); 0 from decode_ff_device_addr4.
+    uint32_t notifications = 0;
 
     // The first NFSv3 entry of ffda_versions; nullptr if none.
     const FlexDeviceVersion* nfs3() const;

@@ -106,6 +106,22 @@ void ff_xdr_free_ff_device_addr4(ff_device_addr4* addr) {
     memset(addr, 0, sizeof(*addr));
 }
 
+bool ff_xdr_decode_notify_deviceid(XDR* xdrs, bool change, notify_deviceid_change4* out) {
+    notify_deviceid_delete4 del;
+
+    memset(out, 0, sizeof(*out));
+    if (change) {
+        return xdr_notify_deviceid_change4(xdrs, out);
+    }
+    memset(&del, 0, sizeof(del));
+    if (!xdr_notify_deviceid_delete4(xdrs, &del)) {
+        return false;
+    }
+    out->ndc_layouttype = del.ndd_layouttype;
+    memcpy(out->ndc_deviceid, del.ndd_deviceid, sizeof(out->ndc_deviceid));
+    return true;
+}
+
 /*
  * Ganesha's inline XDR routines reference a few symbols of ganesha.nfsd's core library:
  * three from log.h and the server's zero-copy READ reply encoder. A client links

@@ -30,6 +30,7 @@ struct LAYOUT_WCC4args;
 struct ff_layout_wcc4;
 struct ff_layout4;
 struct ff_device_addr4;
+struct notify_deviceid_change4;
 
 /* Encodes one nfs_argop4 (opnum and arguments). */
 bool ff_xdr_encode_argop(struct rpc_xdr* xdrs, const struct nfs_argop4* op);
@@ -56,6 +57,12 @@ bool ff_xdr_decode_ff_layout4(struct rpc_xdr* xdrs, struct ff_layout4* layout);
 void ff_xdr_free_ff_layout4(struct ff_layout4* layout);
 bool ff_xdr_decode_ff_device_addr4(struct rpc_xdr* xdrs, struct ff_device_addr4* addr);
 void ff_xdr_free_ff_device_addr4(struct ff_device_addr4* addr);
+
+/* One value of a CB_NOTIFY_DEVICEID change's notify_vals (RFC 8881 section 20.12): a
+ * notify_deviceid_change4 when `change`, else a notify_deviceid_delete4, read into *out
+ * (ndc_immediate false). Nothing to free. */
+bool ff_xdr_decode_notify_deviceid(struct rpc_xdr* xdrs, bool change,
+                                   struct notify_deviceid_change4* out);
 
 #ifdef __cplusplus
 }

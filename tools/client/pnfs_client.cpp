@@ -42,7 +42,7 @@ FlexDeviceAddr PnfsClient::device(const DeviceId4& id) {
     uint32_t maxcount = options_.getdeviceinfo_maxcount;
     for (int attempt = 0; attempt < 2; ++attempt) {
         Compound c;
-        c.getdeviceinfo(id, LAYOUT4_FLEX_FILES, maxcount);
+        c.getdeviceinfo(id, LAYOUT4_FLEX_FILES, maxcount, options_.device_notify_types);
         CompoundResult r = session_.send(c);
         getdeviceinfo_calls_++;
         if (const auto min = r.getdeviceinfo_mincount(0); min && attempt == 0) {
@@ -82,7 +82,30 @@ std::shared_ptr<nfs3::Client> PnfsClient::data_server(const UniversalAddress& ad
     return slot;
 }
 
+std::vector<DeviceNotification> PnfsClient::device_notifications() {
+    std::lock_guard lock(devices_mu_);
+    return notifications_;
+}
+
+nfsstat4 PnfsClient::handle_device_notify(const CB_NOTIFY_DEVICEID4args& args) {
+    const auto changes = decode_device_notifications(args);
+    if (!changes) {
+        trace("<= CB_NOTIFY_DEVICEID that does not decode: NFS4ERR_BADXDR");
+        return NFS4ERR_BADXDR;
+    }
+    std::lock_guard lock(devices_mu_);
+    for (const DeviceNotification& n : *changes) {
+        devices_.erase(n.deviceid);
+        notifications_.push_back(n);
+        trace("<= CB_NOTIFY_DEVICEID " + n.describe() + ": device forgotten");
+    }
+    return NFS4_OK;
+}
+
 nfsstat4 PnfsClient::handle_callback(const nfs_cb_argop4& op) {
+    if (enum_bits(op.argop) == NFS4_OP_CB_NOTIFY_DEVICEID) {
+        return handle_device_notify(op.nfs_cb_argop4_u.opcbnotify_deviceid);
+    }
     std::vector<FileHandle> recalled;
     const nfsstat4 status = recalls_.handle(op, recalled);
     const uint32_t opnum = enum_bits(op.argop);

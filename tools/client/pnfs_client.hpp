@@ -7,6 +7,11 @@
 //   FlexDeviceAddr d = pnfs.device(id);  // GETDEVICEINFO, once per device id
 //   auto ds = pnfs.data_server(d.tcp_address()); // one NFSv3 connection per address
 //
+// Device notifications: GETDEVICEINFO asks for PnfsOptions::device_notify_types (none by
+// default); a CB_NOTIFY_DEVICEID is answered NFS4_OK, each of its changes drops the device
+// from the cache (the next device() asks again) and is kept in device_notifications();
+// one that does not decode is answered NFS4ERR_BADXDR.
+//
 // Recalls: PnfsClient answers CB_LAYOUTRECALL on the session's backchannel (NFS4_OK and
 // the layout marked recalled when it matches a held layout, else
 // NFS4ERR_NOMATCHING_LAYOUT) and CB_RECALL_ANY (NFS4_OK; flex-files layouts over the
@@ -15,6 +20,7 @@
 #pragma once
 
 #include "compound.hpp"
+#include "device_notify.hpp"
 #include "flex_layout.hpp"
 #include "nfs3.hpp"
 #include "session.hpp"
@@ -38,6 +44,9 @@ struct PnfsOptions {
     unsigned chunks_in_flight = 4; // per data file
     uint32_t layoutget_maxcount = 64u << 10;
     uint32_t getdeviceinfo_maxcount = 4096;
+    // gdia_notify_types of GETDEVICEINFO (kNotifyDeviceChange | kNotifyDeviceDelete is what
+    // the Linux client asks for).
+    uint32_t device_notify_types = 0;
     // How ff_iostats4 counts are encoded in LAYOUTRETURN (see flex_layout.hpp).
     IoInfoCount iostats_counts = IoInfoCount::rfc7862_u64;
     // Trace lines of the NFSv3 calls; empty: the session's trace.
@@ -98,6 +107,8 @@ public:
     FlexDeviceAddr device(const DeviceId4& id);
     void forget_device(const DeviceId4& id);
     uint64_t getdeviceinfo_calls() const { return getdeviceinfo_calls_.load(); }
+    // The CB_NOTIFY_DEVICEID changes received so far, oldest first.
+    std::vector<DeviceNotification> device_notifications();
 
     // The connection to the NFSv3 server at `address` (made on first use, and again when
     // it was lost; a caller keeps the one it got alive). Throws TransportError.
@@ -109,12 +120,14 @@ public:
 
 private:
     nfsstat4 handle_callback(const nfs_cb_argop4& op);
+    nfsstat4 handle_device_notify(const CB_NOTIFY_DEVICEID4args& args);
     void trace(const std::string& line) const;
 
     Session& session_;
     PnfsOptions options_;
     std::mutex devices_mu_;
     std::map<DeviceId4, FlexDeviceAddr> devices_;
+    std::vector<DeviceNotification> notifications_; // under devices_mu_
     std::mutex servers_mu_;
     std::map<std::string, std::shared_ptr<nfs3::Client>> servers_;
     LayoutRecallTable recalls_;
