@@ -123,3 +123,34 @@ TEST(KernelInterop, Nfs3AndNfs40MountsOfTheSameExportGoThroughTheMds) {
         EXPECT_EQ(fs::file_size(placed[0].path), 20u * 65536) << name;
     }
 }
+
+// GETDEVICEINFO grants the device notifications Linux asks for (CHANGE | DELETE), so the
+// client caches each data server's address: once per device, not twice per file. It used
+// to mark every device "no cache" and ask again with every layout.
+TEST(KernelInterop, SmallFilesReuseTheCachedDevices) {
+    Cluster cluster(kernel_cluster());
+    GaneshaServer& mds = cluster.mds();
+    GuestVm vm;
+    vm.must(mount_v4(mds, "/mnt"));
+    constexpr int kFiles = 40;
+    vm.must("i=0; while [ $i -lt " + std::to_string(kFiles) +
+                " ]; do echo file-$i > /mnt/small-$i || exit 1; i=$((i+1)); done",
+            300s);
+    vm.must("sync && echo 3 > /proc/sys/vm/drop_caches");
+    EXPECT_EQ(vm.must("cat /mnt/small-17"), "file-17\n");
+    auto ops = mount_op_counts(vm, "/mnt");
+    observe(Observation() << kFiles << " small files: GETDEVICEINFO " << ops["GETDEVICEINFO"]
+                          << " (" << static_cast<double>(ops["GETDEVICEINFO"]) / kFiles
+                          << " per file), OPEN " << ops["OPEN"] << ", LAYOUTGET "
+                          << ops["LAYOUTGET"] << ", LAYOUTCOMMIT " << ops["LAYOUTCOMMIT"]
+                          << ", LAYOUTRETURN " << ops["LAYOUTRETURN"]);
+    EXPECT_LE(ops["GETDEVICEINFO"], cluster.ds_count())
+        << "one GETDEVICEINFO per data server at most";
+    // Every file made it to both mirrors.
+    for (int i : {0, 17, kFiles - 1}) {
+        const auto placed = data_files_on_disk(cluster, mds_fileid(mds, "small-" + std::to_string(i)));
+        ASSERT_EQ(placed.size(), 2u);
+        for (const auto& f : placed)
+            EXPECT_EQ(fs::file_size(f.path), ("file-" + std::to_string(i) + "\n").size()) << f.path;
+    }
+}
