@@ -44,7 +44,7 @@ TEST(KernelTwoClients, AReaderSeesAGrowingFilesSizeAndEveryByteAfterClose) {
     writer.must("dd if=/dev/urandom of=/tmp/src bs=64k count=24 2>/dev/null");
     writer.must(R"SH((exec 4>/mnt/grow; i=0
 while [ $i -lt 24 ]; do
-    dd if=/tmp/src bs=65536 skip=$i count=1 2>/dev/null >&4; fsync /mnt/grow; i=$((i+1)); sleep 1
+    dd if=/tmp/src bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4; i=$((i+1)); sleep 1
 done
 exec 4>&-; echo closed > /tmp/writer.done) > /tmp/writer.log 2>&1 &)SH");
     ASSERT_TRUE(eventually([&] { return mds_fileid(mds, "grow") != 0; }, 30s));
@@ -91,7 +91,7 @@ TEST(KernelTwoClients, ASecondWriterRecallsTheFirstsLayoutAndNoByteIsLost) {
     first.must("dd if=/dev/urandom of=/tmp/a bs=64k count=30 2>/dev/null");
     first.must(R"SH((exec 4>/mnt/shared; i=0
 while [ $i -lt 30 ]; do
-    dd if=/tmp/a bs=65536 skip=$i count=1 2>/dev/null >&4; fsync /mnt/shared; i=$((i+1)); sleep 1
+    dd if=/tmp/a bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4; i=$((i+1)); sleep 1
 done
 exec 4>&-; echo closed > /tmp/first.done) > /tmp/first.log 2>&1 &)SH");
     ASSERT_TRUE(eventually([&] { return mds_fileid(mds, "shared") != 0; }, 30s));
