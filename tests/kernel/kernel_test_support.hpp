@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ff_kernel_client/guest_vm.hpp"
+#include "ff_kernel_client/mount_stats.hpp"
 #include "mds_test_support.hpp"
 
 #include <cstring>
@@ -19,6 +20,12 @@ namespace kernel_test {
 using namespace mds_test;
 using flexfiles::kernel_client::GuestOptions;
 using flexfiles::kernel_client::GuestVm;
+using flexfiles::kernel_client::guest_nfs3_calls;
+using flexfiles::kernel_client::kNfs3Commit;
+using flexfiles::kernel_client::kNfs3Read;
+using flexfiles::kernel_client::kNfs3Write;
+using flexfiles::kernel_client::mount_op_counts;
+using flexfiles::kernel_client::mount_stats_block;
 
 inline ClusterOptions kernel_cluster(MdsSettings s = {}) {
     ClusterOptions o;
@@ -47,61 +54,6 @@ inline std::string mount_v3(GaneshaServer& mds, const std::string& dir) {
            ",mountproto=tcp,addr=" + mds.address() + " " + mds.address() + ":" +
            mds.export_path().string() + " " + dir;
 }
-
-// Per-operation call counts of the mount at `dir` from the guest's /proc/self/mountstats.
-inline std::map<std::string, unsigned long> mount_op_counts(GuestVm& vm, const std::string& dir) {
-    const std::string text = vm.must("cat /proc/self/mountstats");
-    std::map<std::string, unsigned long> out;
-    std::istringstream in(text);
-    bool ours = false, ops = false;
-    for (std::string line; std::getline(in, line);) {
-        if (line.rfind("device ", 0) == 0) {
-            ours = line.find(" mounted on " + dir + " ") != std::string::npos;
-            ops = false;
-            continue;
-        }
-        if (!ours)
-            continue;
-        if (line.find("per-op statistics") != std::string::npos) {
-            ops = true;
-            continue;
-        }
-        const auto colon = line.find(':');
-        if (!ops || colon == std::string::npos)
-            continue;
-        std::istringstream name_in(line.substr(0, colon));
-        std::string name;
-        name_in >> name;
-        std::istringstream values(line.substr(colon + 1));
-        unsigned long calls = 0;
-        if (values >> calls)
-            out[name] = calls;
-    }
-    return out;
-}
-
-// The guest's mountstats block of the mount at `dir` (for "pnfs=LAYOUT_FLEX_FILES").
-inline std::string mount_stats_block(GuestVm& vm, const std::string& dir) {
-    return vm.must("awk '/^device /{p = index($0, \" mounted on " + dir +
-                   " \") > 0} p' /proc/self/mountstats");
-}
-
-// The guest's NFSv3 client calls by procedure (/proc/net/rpc/nfs "proc3" line): its
-// traffic to the data servers. Index 7 is WRITE, 6 READ, 21 COMMIT.
-inline std::vector<unsigned long> guest_nfs3_calls(GuestVm& vm) {
-    const std::string line = vm.must("grep '^proc3 ' /proc/net/rpc/nfs || true");
-    std::istringstream in(line);
-    std::string tag;
-    unsigned long count = 0;
-    in >> tag >> count;
-    std::vector<unsigned long> out;
-    for (unsigned long v; in >> v;)
-        out.push_back(v);
-    return out;
-}
-constexpr std::size_t kNfs3Read = 6;
-constexpr std::size_t kNfs3Write = 7;
-constexpr std::size_t kNfs3Commit = 21;
 
 // The fileid the MDS gives a file: the inode number of the file in its export folder.
 inline std::uint64_t mds_fileid(GaneshaServer& mds, const std::string& name) {
