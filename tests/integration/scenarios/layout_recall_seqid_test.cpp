@@ -84,6 +84,17 @@ TEST_F(LayoutRecallSeqid, LayoutgetWithThePreRecallSeqidIsNotOld) {
     EXPECT_NE(*r.status, static_cast<std::uint32_t>(NFS4ERR_OLD_STATEID));
 }
 
+// LAYOUTRETURN keeps the rule RFC 8881 section 12.5.5.2.1 gives it: the seqid from before
+// the recall is OLD_STATEID (Linux then takes the server's seqid), the recall's is OK.
+TEST_F(LayoutRecallSeqid, LayoutreturnWithThePreRecallSeqidIsOld) {
+    provoke_recall();
+    EXPECT_EQ(layoutreturn(*session_, file_.fh, layout_.stateid).status,
+              std::optional<std::uint32_t>(NFS4ERR_OLD_STATEID));
+    stateid4 current = layout_.stateid;
+    current.seqid = recalled_seqid_.load();
+    EXPECT_EQ(layoutreturn(*session_, file_.fh, current).status, kOk);
+}
+
 // LAYOUTERROR with the pre-recall seqid is answered OK too. The Linux client re-sends an
 // OLD_STATEID LAYOUTERROR with the same seqid every second (nfs42_layouterror_done) while
 // it holds the layout segment, and its own LAYOUTRETURN waits for that segment.
