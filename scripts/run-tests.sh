@@ -22,4 +22,11 @@ if [ -n "$left" ]; then
     pkill -9 -f "$(pwd)/build/ganesha/build/ganesha.nfsd" || true
     status=1
 fi
+# Nor may a kernel-client guest (each boots with ff.host=ffk-... on its command line).
+left=$(pgrep -f "qemu-system-x86_64 .*ff.host=ffk-" || true)
+if [ -n "$left" ]; then
+    echo "run-tests: QEMU guests left running by the tests: $left" >&2
+    pkill -9 -f "qemu-system-x86_64 .*ff.host=ffk-" || true
+    status=1
+fi
 exit $status
