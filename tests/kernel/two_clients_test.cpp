@@ -29,6 +29,19 @@ std::uint64_t data_file_size(Cluster& cluster, std::uint64_t fileid) {
     return size;
 }
 
+// In the background, the guest writes `chunks` random 64 KiB chunks to /mnt/<name> through
+// one open, one a second, each flushed to the data servers (dd conv=fsync on the open
+// descriptor), then closes it and writes /tmp/<name>.done. The bytes are in /tmp/<name>,
+// the writer's messages in /tmp/<name>.log.
+void start_chunk_writer(GuestVm& vm, const std::string& name, unsigned chunks) {
+    const std::string n = std::to_string(chunks);
+    vm.must("dd if=/dev/urandom of=/tmp/" + name + " bs=64k count=" + n + " 2>/dev/null");
+    vm.must("(exec 4>/mnt/" + name + "; i=0; while [ $i -lt " + n + " ]; do " +
+            "dd if=/tmp/" + name + " bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4; " +
+            "i=$((i+1)); sleep 1; done; exec 4>&-; echo closed > /tmp/" + name + ".done) > /tmp/" +
+            name + ".log 2>&1 &");
+}
+
 } // namespace
 
 TEST(KernelTwoClients, AReaderSeesAGrowingFilesSizeAndEveryByteAfterClose) {
@@ -39,14 +52,8 @@ TEST(KernelTwoClients, AReaderSeesAGrowingFilesSizeAndEveryByteAfterClose) {
     writer.must(mount_uncached(mds));
     reader.must(mount_uncached(mds));
 
-    // The writer keeps the file open and appends a chunk every second, each flushed to the
-    // data servers, then closes it and says so.
-    writer.must("dd if=/dev/urandom of=/tmp/src bs=64k count=24 2>/dev/null");
-    writer.must(R"SH((exec 4>/mnt/grow; i=0
-while [ $i -lt 24 ]; do
-    dd if=/tmp/src bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4; i=$((i+1)); sleep 1
-done
-exec 4>&-; echo closed > /tmp/writer.done) > /tmp/writer.log 2>&1 &)SH");
+    // The writer keeps the file open and appends a chunk every second, then closes it.
+    start_chunk_writer(writer, "grow", 24);
     ASSERT_TRUE(eventually([&] { return mds_fileid(mds, "grow") != 0; }, 30s));
     const std::uint64_t fileid = mds_fileid(mds, "grow");
 
@@ -72,9 +79,9 @@ exec 4>&-; echo closed > /tmp/writer.done) > /tmp/writer.log 2>&1 &)SH");
     }
     EXPECT_EQ(seen, 3u);
 
-    ASSERT_TRUE(eventually([&] { return writer.run("test -s /tmp/writer.done").ok(); }, 120s, 1s))
-        << writer.run("cat /tmp/writer.log").output;
-    const std::string want = writer.must("md5sum /tmp/src | cut -c1-32");
+    ASSERT_TRUE(eventually([&] { return writer.run("test -s /tmp/grow.done").ok(); }, 120s, 1s))
+        << writer.run("cat /tmp/grow.log").output;
+    const std::string want = writer.must("md5sum /tmp/grow | cut -c1-32");
     EXPECT_EQ(reader.must("stat -c %s /mnt/grow"), std::to_string(24 * kChunk) + "\n");
     EXPECT_EQ(reader.must("md5sum /mnt/grow | cut -c1-32"), want) << "close-to-open";
 }
@@ -88,12 +95,7 @@ TEST(KernelTwoClients, ASecondWriterRecallsTheFirstsLayoutAndNoByteIsLost) {
     second.must(mount_v4(mds, "/mnt"));
 
     // The first client writes chunks 0..29 of the file over 30 s through one open.
-    first.must("dd if=/dev/urandom of=/tmp/a bs=64k count=30 2>/dev/null");
-    first.must(R"SH((exec 4>/mnt/shared; i=0
-while [ $i -lt 30 ]; do
-    dd if=/tmp/a bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4; i=$((i+1)); sleep 1
-done
-exec 4>&-; echo closed > /tmp/first.done) > /tmp/first.log 2>&1 &)SH");
+    start_chunk_writer(first, "shared", 30);
     ASSERT_TRUE(eventually([&] { return mds_fileid(mds, "shared") != 0; }, 30s));
     const std::uint64_t fileid = mds_fileid(mds, "shared");
     ASSERT_TRUE(eventually([&] { return data_file_size(cluster, fileid) >= 4 * kChunk; }, 60s,
@@ -108,9 +110,9 @@ exec 4>&-; echo closed > /tmp/first.done) > /tmp/first.log 2>&1 &)SH");
         10s))
         << "the second open fenced the first client and recalled its layout";
 
-    ASSERT_TRUE(eventually([&] { return first.run("test -s /tmp/first.done").ok(); }, 180s, 1s))
-        << first.run("cat /tmp/first.log").output;
-    EXPECT_EQ(first.must("cat /tmp/first.log"), "");
+    ASSERT_TRUE(eventually([&] { return first.run("test -s /tmp/shared.done").ok(); }, 180s, 1s))
+        << first.run("cat /tmp/shared.log").output;
+    EXPECT_EQ(first.must("cat /tmp/shared.log"), "");
 
     // Every byte of both, in place, read back cold by a third view (the second client).
     second.must("sync && echo 3 > /proc/sys/vm/drop_caches");
@@ -119,7 +121,7 @@ exec 4>&-; echo closed > /tmp/first.done) > /tmp/first.log 2>&1 &)SH");
         return vm.must("dd if=/mnt/shared bs=65536 skip=" + std::to_string(skip) + " count=" +
                        std::to_string(count) + " 2>/dev/null | md5sum | cut -c1-32");
     };
-    EXPECT_EQ(region(second, 0, 30), first.must("md5sum /tmp/a | cut -c1-32"))
+    EXPECT_EQ(region(second, 0, 30), first.must("md5sum /tmp/shared | cut -c1-32"))
         << "the first client's 30 chunks";
     EXPECT_EQ(region(second, 40, 10), second.must("md5sum /tmp/b | cut -c1-32"))
         << "the second client's 10 chunks";
@@ -129,5 +131,5 @@ exec 4>&-; echo closed > /tmp/first.done) > /tmp/first.log 2>&1 &)SH");
         << "the gap between them stays zeros";
     // The first client's own view agrees after its close.
     first.must("echo 3 > /proc/sys/vm/drop_caches");
-    EXPECT_EQ(region(first, 0, 30), first.must("md5sum /tmp/a | cut -c1-32"));
+    EXPECT_EQ(region(first, 0, 30), first.must("md5sum /tmp/shared | cut -c1-32"));
 }

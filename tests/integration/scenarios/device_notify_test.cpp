@@ -14,6 +14,7 @@
 #include "client/pnfs_client.hpp"
 #include "client/session.hpp"
 #include "ff_harness/harness.hpp"
+#include "layout_test_support.hpp"
 #include "model/deviceid.hpp"
 
 #include <chrono>
@@ -47,20 +48,11 @@ struct Grant {
     std::uint32_t notifications = 0; // its first word
 };
 
-class DeviceNotify : public ::testing::Test {
+class DeviceNotify : public flexfiles::layout_test::FlexfilesCluster {
 protected:
     void SetUp() override {
         ASSERT_TRUE(std::filesystem::exists(admin_cli::binary())) << admin_cli::binary();
-        ClusterOptions options;
-        options.with_dbus = true;
-        options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
-            mds.exports[0].pseudo = "/ff";
-            FlexfilesOptions ff;
-            ff.mirrors = 1;
-            mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
-            mds.log_level = "NIV_EVENT";
-        };
-        cluster_ = std::make_unique<Cluster>(options);
+        start_cluster({.mirrors = 1, .with_dbus = true});
         ASSERT_TRUE(admin_cli::wait_until_registered(*cluster_->dbus()));
     }
 
@@ -107,8 +99,6 @@ protected:
         std::this_thread::sleep_for(300ms);
         return pnfs.device_notifications();
     }
-
-    std::unique_ptr<Cluster> cluster_;
 };
 
 } // namespace

@@ -29,16 +29,7 @@ class HostileAuthority : public FlexfilesCluster {
 protected:
     void SetUp() override {
         ASSERT_TRUE(std::filesystem::exists(admin_cli::binary())) << admin_cli::binary();
-        ClusterOptions options;
-        options.with_dbus = true;
-        options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
-            mds.exports[0].pseudo = "/ff";
-            FlexfilesOptions ff;
-            ff.mirrors = 2;
-            mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
-            mds.log_level = "NIV_EVENT";
-        };
-        cluster_ = std::make_unique<Cluster>(options);
+        start_cluster({.with_dbus = true});
         wait_for_dbus();
     }
 

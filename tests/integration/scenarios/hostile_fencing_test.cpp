@@ -24,22 +24,12 @@ namespace {
 
 constexpr unsigned kLeaseSeconds = 5;
 
-class HostileFencing : public ::testing::Test {
+class HostileFencing : public FlexfilesCluster {
 protected:
     void SetUp() override {
         ASSERT_TRUE(std::filesystem::exists(admin_cli::binary())) << admin_cli::binary();
-        ClusterOptions options;
-        options.with_dbus = true;
-        options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
-            mds.exports[0].pseudo = "/ff";
-            FlexfilesOptions ff;
-            ff.mirrors = 2;
-            ff.only = {0, 1}; // every file on both: freezing one freezes a mirror of each
-            mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
-            mds.log_level = "NIV_EVENT";
-            mds.lease_lifetime = kLeaseSeconds;
-        };
-        cluster_ = std::make_unique<Cluster>(options);
+        // Every file on data servers 1 and 2: freezing one freezes a mirror of each.
+        start_cluster({.with_dbus = true, .only = {0, 1}, .lease = kLeaseSeconds});
         wait_for_dbus();
     }
 
@@ -93,8 +83,6 @@ protected:
         Nfs3Client c(ds.nfs3_url(), l.mirrors[m][0].creds());
         return c.write(l.mirrors[m][0].fh_vers[0], 0, data).status;
     }
-
-    std::unique_ptr<Cluster> cluster_;
 };
 
 // OPEN and GETFH in two compounds (each reply fits a session with the smallest

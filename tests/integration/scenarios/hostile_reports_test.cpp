@@ -22,16 +22,7 @@ namespace {
 class HostileReports : public FlexfilesCluster {
 protected:
     void SetUp() override {
-        ClusterOptions options;
-        options.with_dbus = true;
-        options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
-            mds.exports[0].pseudo = "/ff";
-            FlexfilesOptions ff;
-            ff.mirrors = 2;
-            mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
-            mds.log_level = "NIV_EVENT";
-        };
-        cluster_ = std::make_unique<Cluster>(options);
+        start_cluster({.with_dbus = true});
         ASSERT_TRUE(eventually(
             [&] { return cluster_->mds().log_contains("3 of 3 data server(s) Up"); }, 10s));
     }

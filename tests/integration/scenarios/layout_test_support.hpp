@@ -377,16 +377,30 @@ inline std::optional<std::uint32_t> layout_wcc(Session& s, const FileHandle& fh,
 
 // The cluster every scenario here uses: 3 NFSv3 data servers, the MDS exporting
 // FLEXFILES over VFS at /ff with Mirrors = 2.
+// What a scenario may change in FlexfilesCluster's cluster.
+struct FlexfilesClusterSpec {
+    unsigned mirrors = 2;
+    bool with_dbus = false;              // a private bus, for the admin CLI
+    std::vector<unsigned> only;          // data servers listed (empty: all three)
+    std::optional<unsigned> lease;       // the MDS's Lease_Lifetime, seconds
+};
+
 class FlexfilesCluster : public ::testing::Test {
 protected:
-    void SetUp() override {
+    void SetUp() override { start_cluster(); }
+
+    // 1 MDS exporting /ff (FLEXFILES over VFS) + 3 NFSv3 data servers.
+    void start_cluster(const FlexfilesClusterSpec& spec = {}) {
         ClusterOptions options;
-        options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
+        options.with_dbus = spec.with_dbus;
+        options.configure_mds = [spec](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
             mds.exports[0].pseudo = "/ff";
             FlexfilesOptions ff;
-            ff.mirrors = 2;
+            ff.mirrors = spec.mirrors;
+            ff.only = spec.only;
             mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
             mds.log_level = "NIV_EVENT";
+            mds.lease_lifetime = spec.lease;
         };
         cluster_ = std::make_unique<Cluster>(options);
     }
