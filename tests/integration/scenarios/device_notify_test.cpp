@@ -56,13 +56,9 @@ protected:
         ASSERT_TRUE(admin_cli::wait_until_registered(*cluster_->dbus()));
     }
 
+    // An NFSv4.2 session whose back channel can take the notifications.
     std::unique_ptr<fc::Session> open_session() {
-        fc::SessionOptions o;
-        o.host = cluster_->mds().address();
-        o.port = cluster_->mds().nfs_port();
-        o.minor_version = 2;
-        o.timeout = 10s;
-        auto s = fc::Session::open(o);
+        auto s = FlexfilesCluster::open_session();
         EXPECT_TRUE(s->has_back_channel());
         return s;
     }
