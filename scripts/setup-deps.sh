@@ -33,6 +33,8 @@ packages=(
     debhelper dpkg-dev fakeroot lintian rpm
     # the kernel-client tests: Linux guests under QEMU with a busybox initramfs
     qemu-system-x86 busybox-static cpio kmod
+    # the fuzz targets (libFuzzer) and the sanitized unit tests of the fuzz tree
+    clang libclang-rt-14-dev
 )
 
 missing=()

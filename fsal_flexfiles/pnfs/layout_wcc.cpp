@@ -26,10 +26,7 @@
 #include "ganesha/sal_shim.h"
 #include "handle.hpp"
 #include "pnfs/layout_ops.hpp"
-
-extern "C" {
-#include "nfs4_layout_wcc_xdr.h"
-}
+#include "pnfs/xdr/wcc_entries.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -50,46 +47,6 @@ std::optional<std::uint32_t> idmapper_lookup(std::string_view name, bool group) 
     if (ff_wcc_name_to_id(name.data(), name.size(), group ? 1 : 0, &id) == 0)
         return id;
     return std::nullopt;
-}
-
-// The decoded body, freed with it.
-struct DecodedBody {
-    ff_layout_wcc4 body{};
-    DecodedBody() = default;
-    DecodedBody(const DecodedBody&) = delete;
-    DecodedBody& operator=(const DecodedBody&) = delete;
-    ~DecodedBody() { ff_layout_wcc4_free(&body); }
-};
-
-std::vector<BodyEntry> entries_of(const ff_layout_wcc4& body) {
-    std::vector<BodyEntry> out;
-    for (u_int m = 0; m < body.fflw_mirrors.fflw_mirrors_len; ++m) {
-        const ff_mirror_wcc4& mirror = body.fflw_mirrors.fflw_mirrors_val[m];
-        for (u_int d = 0; d < mirror.ffmw_data_servers.ffmw_data_servers_len; ++d) {
-            const ff_data_server_wcc4& ds = mirror.ffmw_data_servers.ffmw_data_servers_val[d];
-            BodyEntry e;
-            e.mirror_pos = m;
-            e.ds_pos = d;
-            std::copy_n(reinterpret_cast<const std::uint8_t*>(ds.ffdsw_deviceid), e.deviceid.size(),
-                        e.deviceid.begin());
-            e.stateid.seqid = ds.ffdsw_stateid.seqid;
-            std::copy_n(reinterpret_cast<const std::uint8_t*>(ds.ffdsw_stateid.other),
-                        e.stateid.other.size(), e.stateid.other.begin());
-            for (u_int i = 0; i < ds.ffdsw_fh_vers.ffdsw_fh_vers_len; ++i) {
-                const nfs_fh4& fh = ds.ffdsw_fh_vers.ffdsw_fh_vers_val[i];
-                e.fhs.emplace_back(reinterpret_cast<const std::uint8_t*>(fh.nfs_fh4_val),
-                                   fh.nfs_fh4_len);
-            }
-            const fattr4& fa = ds.ffdsw_attributes;
-            for (u_int w = 0; w < fa.attrmask.bitmap4_len && w < Fattr4View::kWords; ++w)
-                e.attributes.mask[w] = fa.attrmask.map[w];
-            e.attributes.values = {
-                reinterpret_cast<const std::uint8_t*>(fa.attr_vals.attrlist4_val),
-                fa.attr_vals.attrlist4_len};
-            out.push_back(std::move(e));
-        }
-    }
-    return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -196,7 +153,7 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
         DecodedBody decoded;
         const u_int len = body != nullptr ? static_cast<u_int>(body->len) : 0;
         const char* bytes = body != nullptr ? static_cast<const char*>(body->addr) : nullptr;
-        if (!ff_layout_wcc4_decode(bytes, len, &decoded.body)) {
+        if (!decoded.decode(bytes, len)) {
             counters.add(WccCounters::kOps);
             counters.add(WccCounters::kOpsBadXdr);
             LogInfo(COMPONENT_PNFS,

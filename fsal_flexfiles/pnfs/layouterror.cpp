@@ -25,6 +25,8 @@
 #include "pnfs/mds_access.hpp"
 #include "pnfs/xdr/ff_xdr.hpp"
 
+#include "model/enum_bits.hpp"
+
 #ifdef FSAL_OBJ_OPS_HAS_LAYOUTERROR
 
 namespace flexfiles::layout {
@@ -44,8 +46,8 @@ nfsstat4 layouterror(fsal_obj_handle* obj_hdl, state_t* layout_state,
         IoError err;
         err.offset = arg->offset;
         err.length = arg->length;
-        err.status = arg->error.de_status;
-        err.opnum = arg->error.de_opnum;
+        err.status = enum_bits(arg->error.de_status);
+        err.opnum = enum_bits(arg->error.de_opnum);
         const auto dev =
             fleet::deviceid_from_bytes(arg->error.de_deviceid, sizeof(arg->error.de_deviceid));
         fleet::Fleet* fleet = mds_access::fleet(*exp);

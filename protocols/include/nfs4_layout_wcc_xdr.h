@@ -65,6 +65,8 @@
  * and as C++ (the declarations sit inside extern "C").
  */
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 /* Outside the include guards on purpose: see the note above. */
 #include "nfsv41.h"
@@ -298,8 +300,25 @@ static inline bool ff_layout_wcc4_decode(const char *body, u_int len,
 	bool ok;
 
 	memset(out, 0, sizeof(*out));
-	if (len > LAYOUT_WCC4_BODY_MAX)
+	/* No bytes (a NULL body) is not an ff_layout_wcc4, which starts
+	 * with its mirror count; and no XDR stream over a NULL buffer.
+	 */
+	if (body == NULL || len > LAYOUT_WCC4_BODY_MAX)
 		return false;
+
+	/* ntirpc's xdrmem_ncreate() aborts on a buffer that is not 4-byte
+	 * aligned. Ganesha's decoded opaques are; a caller's bytes may not be.
+	 */
+	if (((uintptr_t)body & 3) != 0) {
+		uint32_t *copy = (uint32_t *)malloc(len + 4);
+
+		if (copy == NULL)
+			return false;
+		memcpy(copy, body, len);
+		ok = ff_layout_wcc4_decode((const char *)copy, len, out);
+		free(copy);
+		return ok;
+	}
 
 	xdrmem_create(&xdrs, (char *)body, len, XDR_DECODE);
 	ok = xdr_ff_layout_wcc4(&xdrs, out) && xdr_getpos(&xdrs) == len;

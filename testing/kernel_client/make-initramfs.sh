@@ -12,7 +12,8 @@ guest=${2:?}
 out=${3:?}
 modules="$kernel/modules/kernel"
 busybox=/bin/busybox
-[ -x "$busybox" ] && "$busybox" --list | grep -qx ip || {
+# grep reads the whole list: with -q it may exit early and pipefail would see SIGPIPE.
+[ -x "$busybox" ] && "$busybox" --list | grep -x ip >/dev/null || {
     echo "make-initramfs: $busybox (busybox-static) is missing" >&2
     exit 1
 }

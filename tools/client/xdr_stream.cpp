@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "xdr_stream.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 namespace flexfiles::client {
@@ -30,9 +31,21 @@ std::vector<char> xdr_encode(std::size_t size_hint, const char* what,
 }
 
 XdrDecoder::XdrDecoder(std::span<const char> bytes) : bytes_(bytes) {
+    // xdrmem_ncreate() aborts on a buffer that is not 4-byte aligned: a view into the
+    // middle of a record may not be.
+    if (reinterpret_cast<std::uintptr_t>(bytes.data()) % 4 != 0) {
+        aligned_.resize((bytes.size() + 3) / 4);
+        std::memcpy(aligned_.data(), bytes.data(), bytes.size());
+        bytes_ = {reinterpret_cast<const char*>(aligned_.data()), bytes.size()};
+    }
+    // No stream over a NULL buffer (an empty vector's data()): ntirpc's inline readers
+    // compute NULL + 4 before they compare it with the end (undefined behaviour).
+    static const std::uint32_t kNoBytes = 0;
+    char* start = const_cast<char*>(bytes_.data() != nullptr
+                                        ? bytes_.data()
+                                        : reinterpret_cast<const char*>(&kNoBytes));
     // xdrmem never writes through the pointer when decoding.
-    xdrmem_ncreate(&xdr_, const_cast<char*>(bytes_.data()), static_cast<u_int>(bytes_.size()),
-                   XDR_DECODE);
+    xdrmem_ncreate(&xdr_, start, static_cast<u_int>(bytes_.size()), XDR_DECODE);
 }
 
 XdrDecoder::~XdrDecoder() {

@@ -6,6 +6,8 @@
 
 #include "nfs4_xdr.hpp"
 
+#include "model/enum_bits.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -29,7 +31,8 @@ public:
 std::vector<char> xdr_encode(std::size_t size_hint, const char* what,
                              const std::function<bool(XDR*)>& fill);
 
-// A decoding stream over bytes owned by someone else.
+// A decoding stream over bytes owned by someone else (copied when they are not 4-byte
+// aligned: ntirpc's xdrmem aborts the process on an unaligned buffer).
 class XdrDecoder {
 public:
     explicit XdrDecoder(std::span<const char> bytes);
@@ -52,23 +55,14 @@ public:
     bool take(std::size_t n, std::span<const char>& out);
 
 private:
+    std::vector<std::uint32_t> aligned_; // a copy of bytes that were not 4-byte aligned
     std::span<const char> bytes_;
     XDR xdr_{};
 };
 
-// The C enums of the protocol headers (nfsstat4, accept_stat, nfsstat3...) hold whatever
-// 32-bit value a C decoder stored; loading or casting an out-of-range value as the enum
-// type is undefined behaviour in C++, so these fields are read and written as bytes.
-template <typename Enum> uint32_t enum_bits(const Enum& e) {
-    static_assert(sizeof(Enum) == sizeof(uint32_t));
-    uint32_t v;
-    std::memcpy(&v, &e, sizeof(v));
-    return v;
-}
-template <typename Enum> void set_enum_bits(Enum& e, uint32_t v) {
-    static_assert(sizeof(Enum) == sizeof(uint32_t));
-    std::memcpy(&e, &v, sizeof(v));
-}
+// C enum fields read and written as their bits (model/enum_bits.hpp).
+using flexfiles::enum_bits;
+using flexfiles::set_enum_bits;
 
 // Encoding helpers with the same conventions, for code that fills a stream.
 bool xdr_put_u32(XDR* x, uint32_t v);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "fleet/libnfs_nfs3.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 namespace flexfiles::fleet {
@@ -11,7 +12,7 @@ nfs3::Time from_libnfs(const nfstime3& t) {
 
 nfs3::Fattr from_libnfs(const fattr3& a) {
     nfs3::Fattr out;
-    out.type = static_cast<nfs3::Ftype>(a.type);
+    out.type = static_cast<nfs3::Ftype>(enum_bits(a.type));
     out.mode = a.mode;
     out.nlink = a.nlink;
     out.uid = a.uid;

@@ -6,6 +6,7 @@
 // itself (ds_types.hpp), the harness shows tests what the server said.
 #pragma once
 
+#include "model/enum_bits.hpp" // libnfs C enum fields, read as their bits
 #include "model/nfs3.hpp"
 
 // clang-format off
@@ -17,6 +18,7 @@
 #include <optional>
 
 namespace flexfiles::fleet {
+
 
 nfs3::Time from_libnfs(const nfstime3& t);
 nfs3::Fattr from_libnfs(const fattr3& a);

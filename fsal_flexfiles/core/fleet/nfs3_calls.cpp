@@ -141,7 +141,7 @@ struct GetattrCall final : TypedCall<DsAttrs>, FhCall {
     }
     Step on_reply(Impl& d, void* data) override {
         auto* r = static_cast<GETATTR3res*>(data);
-        if (!nfs_failed(d, r->status))
+        if (!nfs_failed(d, enum_bits(r->status)))
             complete(d,
                      DsResult<DsAttrs>::success(to_attrs(r->GETATTR3res_u.resok.obj_attributes)));
         return Step::done;
@@ -168,7 +168,7 @@ struct LookupCall final : TypedCall<LookupResult>, NameCall {
     }
     Step on_reply(Impl& d, void* data) override {
         auto* r = static_cast<LOOKUP3res*>(data);
-        if (nfs_failed(d, r->status))
+        if (nfs_failed(d, enum_bits(r->status)))
             return Step::done;
         auto& ok = r->LOOKUP3res_u.resok;
         auto fh = from_fh3(ok.object);
@@ -236,7 +236,7 @@ struct CreateCall final : TypedCall<CreateResult> {
         switch (stage) {
         case create: {
             auto* r = static_cast<CREATE3res*>(data);
-            if (nfs_failed(d, r->status))
+            if (nfs_failed(d, enum_bits(r->status)))
                 return Step::done;
             auto& ok = r->CREATE3res_u.resok;
             attrs = to_attrs(ok.obj_attributes);
@@ -252,7 +252,7 @@ struct CreateCall final : TypedCall<CreateResult> {
         }
         case lookup: {
             auto* r = static_cast<LOOKUP3res*>(data);
-            if (nfs_failed(d, r->status))
+            if (nfs_failed(d, enum_bits(r->status)))
                 return Step::done;
             auto f = from_fh3(r->LOOKUP3res_u.resok.object);
             if (!f) {
@@ -267,11 +267,11 @@ struct CreateCall final : TypedCall<CreateResult> {
         }
         case setattr: {
             auto* r = static_cast<SETATTR3res*>(data);
-            if (r->status != 0) {
-                fail(d, DsStatus{DsErrc::nfs, static_cast<std::uint32_t>(r->status),
+            if (enum_bits(r->status) != 0) {
+                fail(d, DsStatus{DsErrc::nfs, enum_bits(r->status),
                                  d.label + ": CREATE " + args.name +
                                      ": file created but SETATTR of its attributes failed: " +
-                                     nfs3::status_name(static_cast<nfs3::Status>(r->status))});
+                                     nfs3::status_name(static_cast<nfs3::Status>(enum_bits(r->status)))});
                 return Step::done;
             }
             if (auto a = to_attrs(r->SETATTR3res_u.resok.obj_wcc.after))
@@ -315,7 +315,7 @@ struct RemoveCall final : TypedCall<Empty>, NameCall {
     }
     Step on_reply(Impl& d, void* data) override {
         auto* r = static_cast<REMOVE3res*>(data);
-        if (!nfs_failed(d, r->status))
+        if (!nfs_failed(d, enum_bits(r->status)))
             complete(d, DsResult<Empty>::success({}));
         return Step::done;
     }
@@ -339,7 +339,7 @@ struct SetattrCall final : TypedCall<SetattrResult>, FhCall {
     }
     Step on_reply(Impl& d, void* data) override {
         auto* r = static_cast<SETATTR3res*>(data);
-        if (!nfs_failed(d, r->status))
+        if (!nfs_failed(d, enum_bits(r->status)))
             complete(d, DsResult<SetattrResult>::success(
                             {to_attrs(r->SETATTR3res_u.resok.obj_wcc.after)}));
         return Step::done;
@@ -369,7 +369,7 @@ struct ReadCall final : TypedCall<ReadResult>, FhCall {
     }
     Step on_reply(Impl& d, void* data) override {
         auto* r = static_cast<READ3res*>(data);
-        if (nfs_failed(d, r->status))
+        if (nfs_failed(d, enum_bits(r->status)))
             return Step::done;
         auto& ok = r->READ3res_u.resok;
         ReadResult out;
@@ -417,12 +417,12 @@ struct WriteCall final : TypedCall<WriteResult>, FhCall {
     }
     Step on_reply(Impl& d, void* raw) override {
         auto* r = static_cast<WRITE3res*>(raw);
-        if (nfs_failed(d, r->status))
+        if (nfs_failed(d, enum_bits(r->status)))
             return Step::done;
         auto& ok = r->WRITE3res_u.resok;
         WriteResult out;
         out.count = ok.count;
-        out.committed = static_cast<StableHow>(ok.committed);
+        out.committed = static_cast<StableHow>(enum_bits(ok.committed));
         out.verifier = from_libnfs(ok.verf);
         out.attrs = to_attrs(ok.file_wcc.after);
         complete(d, DsResult<WriteResult>::success(out));
@@ -450,7 +450,7 @@ struct CommitCall final : TypedCall<CommitResult>, FhCall {
     }
     Step on_reply(Impl& d, void* data) override {
         auto* r = static_cast<COMMIT3res*>(data);
-        if (nfs_failed(d, r->status))
+        if (nfs_failed(d, enum_bits(r->status)))
             return Step::done;
         auto& ok = r->COMMIT3res_u.resok;
         complete(d, DsResult<CommitResult>::success(

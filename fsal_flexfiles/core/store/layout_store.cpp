@@ -94,7 +94,7 @@ std::uint64_t from_db(sqlite3_int64 v) {
 // One prepared statement, finalized whatever happens.
 class Stmt {
 public:
-    Stmt(sqlite3* db, const char* sql) : db_(db) {
+    Stmt(sqlite3* db, const char* sql) {
         rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
     }
     ~Stmt() { sqlite3_finalize(stmt_); }
@@ -157,7 +157,6 @@ private:
             rc_ = rc;
     }
 
-    sqlite3* db_;
     sqlite3_stmt* stmt_ = nullptr;
     int rc_ = SQLITE_OK;
 };

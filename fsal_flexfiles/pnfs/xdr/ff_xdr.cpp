@@ -1,11 +1,35 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "pnfs/xdr/ff_xdr.hpp"
 
+#include "model/enum_bits.hpp"
+
 #include <arpa/inet.h>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 namespace flexfiles::layout {
+
+namespace {
+
+// xdrmem_ncreate() aborts on a buffer that is not 4-byte aligned: such bytes are copied.
+class AlignedBytes {
+public:
+    AlignedBytes(const void* body, std::size_t len) : body_(body) {
+        if (reinterpret_cast<std::uintptr_t>(body) % 4 != 0) {
+            copy_.resize((len + 3) / 4);
+            std::memcpy(copy_.data(), body, len);
+            body_ = copy_.data();
+        }
+    }
+    const void* data() const { return body_; }
+
+private:
+    const void* body_;
+    std::vector<std::uint32_t> copy_;
+};
+
+} // namespace
 
 // ---------------------------------------------------------------------------
 // Universal addresses
@@ -109,8 +133,11 @@ bool encode_device_addr(XDR* xdrs, const DeviceAddr& dev) {
 }
 
 std::optional<DeviceAddr> decode_device_addr(const void* body, std::size_t len) {
-    if (body == nullptr && len != 0)
+    // No bytes decode as neither (each starts with a count); and no XDR stream over NULL.
+    if (body == nullptr)
         return std::nullopt;
+    const AlignedBytes aligned(body, len);
+    body = aligned.data();
     XDR xdrs;
     xdrmem_create(&xdrs, static_cast<char*>(const_cast<void*>(body)), static_cast<u_int>(len),
                   XDR_DECODE);
@@ -193,14 +220,17 @@ bool encode_layout(XDR* xdrs, const Layout& layout) {
     wire.ffl_stripe_unit = layout.stripe_unit;
     wire.ffl_mirrors.ffl_mirrors_len = static_cast<u_int>(mirrors.size());
     wire.ffl_mirrors.ffl_mirrors_val = mirrors.data();
-    wire.ffl_flags = static_cast<ff_flags4>(layout.flags);
+    set_enum_bits(wire.ffl_flags, layout.flags); // a set of ff_flags4 bits
     wire.ffl_stats_collect_hint = layout.stats_collect_hint;
     return xdr_ff_layout4(xdrs, &wire);
 }
 
 std::optional<Layout> decode_layout(const void* body, std::size_t len) {
-    if (body == nullptr && len != 0)
+    // No bytes decode as neither (each starts with a count); and no XDR stream over NULL.
+    if (body == nullptr)
         return std::nullopt;
+    const AlignedBytes aligned(body, len);
+    body = aligned.data();
     XDR xdrs;
     xdrmem_create(&xdrs, static_cast<char*>(const_cast<void*>(body)), static_cast<u_int>(len),
                   XDR_DECODE);
@@ -212,7 +242,7 @@ std::optional<Layout> decode_layout(const void* body, std::size_t len) {
     if (ok) {
         out.emplace();
         out->stripe_unit = wire.ffl_stripe_unit;
-        out->flags = static_cast<std::uint32_t>(wire.ffl_flags);
+        out->flags = enum_bits(wire.ffl_flags);
         out->stats_collect_hint = wire.ffl_stats_collect_hint;
         for (u_int m = 0; m < wire.ffl_mirrors.ffl_mirrors_len; m++) {
             const ff_mirror4& wm = wire.ffl_mirrors.ffl_mirrors_val[m];
@@ -268,8 +298,8 @@ std::optional<ReturnReport> decode_layoutreturn(XDR* xdrs) {
                 err.length = e.ffie_length;
                 err.stateid = e.ffie_stateid;
                 std::memcpy(err.deviceid.data(), d.de_deviceid, NFS4_DEVICEID4_SIZE);
-                err.status = d.de_status;
-                err.opnum = d.de_opnum;
+                err.status = enum_bits(d.de_status);
+                err.opnum = enum_bits(d.de_opnum);
                 out->errors.push_back(err);
             }
         }
@@ -297,8 +327,8 @@ bool encode_layoutreturn(XDR* xdrs, const ReturnReport& report) {
     for (std::size_t i = 0; i < report.errors.size(); i++) {
         const IoError& e = report.errors[i];
         std::memcpy(errors[i].de_deviceid, e.deviceid.data(), NFS4_DEVICEID4_SIZE);
-        errors[i].de_status = e.status;
-        errors[i].de_opnum = e.opnum;
+        set_enum_bits(errors[i].de_status, e.status);
+        set_enum_bits(errors[i].de_opnum, e.opnum);
         ioerrs[i].ffie_offset = e.offset;
         ioerrs[i].ffie_length = e.length;
         ioerrs[i].ffie_stateid = e.stateid;

@@ -123,8 +123,8 @@ struct IoError {
     std::uint64_t length = 0;
     stateid4 stateid{};
     fleet::DeviceId deviceid{};
-    nfsstat4 status = NFS4_OK;
-    nfs_opnum4 opnum = NFS4_OP_ILLEGAL;
+    std::uint32_t status = NFS4_OK;         // nfsstat4 as sent (any value)
+    std::uint32_t opnum = NFS4_OP_ILLEGAL;  // nfs_opnum4 as sent
 };
 
 struct IoStats {
@@ -132,9 +132,9 @@ struct IoStats {
     std::uint64_t length = 0;
     stateid4 stateid{};
     fleet::DeviceId deviceid{};
-    std::uint32_t read_ops = 0;
+    std::uint64_t read_ops = 0; // io_info4 ii_count: 64 bits (RFC 7862, patch 0008)
     std::uint64_t read_bytes = 0;
-    std::uint32_t write_ops = 0;
+    std::uint64_t write_ops = 0;
     std::uint64_t write_bytes = 0;
 };
 

@@ -8,6 +8,7 @@
 #include "cache/wcc_apply.hpp"
 #include "wcc_test_body.hpp"
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -94,8 +95,11 @@ void lookups_are_bounded_per_body(void**) {
 
 // ---- decode_table1 --------------------------------------------------------------------
 
+// The owner strings of `v` are views into the body: it outlives the decode (one per test
+// file, holding every body decoded; found by AddressSanitizer when it was a local).
 BodyStatus decode(const Attrs& a, Table1Values& v, std::string& why) {
-    Body b;
+    static std::deque<Body> bodies;
+    Body& b = bodies.emplace_back();
     b.add(fleet::make_deviceid(1), fh_bytes(0x10), a);
     return decode_table1(b.entries[0].attributes, v, why);
 }

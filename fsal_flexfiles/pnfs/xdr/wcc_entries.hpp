@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// An ff_layout_wcc4 body (RFC 9766 section 3.7) from its bytes to the entries the attribute
+// cache's rules take (cache/wcc_body.hpp): decoded by protocols/'s ff_layout_wcc4_decode
+// (one XDR path, Ganesha's routines), then flattened into one BodyEntry per
+// ff_data_server_wcc4 pointing into the decoded body. The FSAL's layout_wcc and the fuzz
+// target of the body use exactly this.
+#pragma once
+
+extern "C" {
+#include "config.h"
+#include "nfs4_layout_wcc_xdr.h"
+}
+
+#include "cache/wcc_body.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace flexfiles::wcc {
+
+/// A decoded body, freed with it (ff_layout_wcc4_free); entries point into it.
+struct DecodedBody {
+    ff_layout_wcc4 body{};
+    DecodedBody() = default;
+    DecodedBody(const DecodedBody&) = delete;
+    DecodedBody& operator=(const DecodedBody&) = delete;
+    ~DecodedBody() { ff_layout_wcc4_free(&body); }
+
+    /// False for bad XDR, a bound exceeded or trailing bytes (nothing stays allocated).
+    bool decode(const char* bytes, std::size_t len);
+};
+
+/// One entry per ff_data_server_wcc4, mirror by mirror, in body order.
+std::vector<BodyEntry> entries_of(const ff_layout_wcc4& body);
+
+} // namespace flexfiles::wcc
