@@ -3,8 +3,10 @@
 #
 # The whole test suite from a fresh clone, as root on Debian 12:
 # install dependencies, fetch + verify + patch + build Ganesha 4.3 and our code,
-# run every ctest test (unit and integration), then check nothing was left running.
-# Extra arguments go to ctest (e.g. -L unit).
+# run every ctest test (unit, integration, kernel, package), then the unit tests under
+# ASan + UBSan and a smoke run of every fuzz target (the fuzz tree, build-fuzz/), then
+# check nothing was left running. Extra arguments go to the first ctest only (e.g.
+# -L unit), and skip the fuzz tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +16,19 @@ cmake --build build -j"$(nproc)"
 
 status=0
 ctest --test-dir build --output-on-failure --timeout 600 "$@" || status=$?
+
+# The fuzz tree (cmake/FFFuzz.cmake): our libraries, the tools, the unit tests and the
+# fuzz targets built by clang with AddressSanitizer + UndefinedBehaviorSanitizer and
+# libFuzzer's coverage, against the Ganesha just built. Its ctest runs the unit tests
+# under the sanitizers and a smoke run of every fuzz target (label fuzz: the committed
+# corpus and regressions, then a few seconds of fresh inputs). The integration tests
+# under the sanitizers, Ganesha's core included, are scripts/run-sanitized.sh.
+if [ $# -eq 0 ]; then
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DFF_FUZZ=ON -DFF_GANESHA_TREE="$PWD/build/ganesha" >/dev/null
+    cmake --build build-fuzz -j"$(nproc)"
+    ctest --test-dir build-fuzz --output-on-failure --timeout 600 -L 'unit|fuzz' || status=$?
+fi
 
 # Every server a test starts runs from this build tree: none may survive the suite.
 left=$(pgrep -f "$(pwd)/build/ganesha/build/ganesha.nfsd" || true)

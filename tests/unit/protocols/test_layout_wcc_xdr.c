@@ -412,6 +412,29 @@ static void test_body_1x1(void** state) {
     round_trip_body(&s.body, buf, len);
 }
 
+/* Bytes that do not start on a 4-byte boundary decode the same: ntirpc's
+ * xdrmem_ncreate() aborts the process on them, so the decoder copies them
+ * first (found by the fuzz target layout_wcc_body). No bytes (NULL) is no
+ * body.
+ */
+static void test_body_unaligned_and_null(void** state) {
+    struct body_store s;
+    static const int nds[] = {1};
+    char buf[ENC_MAX];
+    static char shifted[ENC_MAX + 4] __attribute__((aligned(4)));
+    u_int len;
+    ff_layout_wcc4 got;
+
+    (void)state;
+    make_body(&s, 1, nds, 1, 28, true);
+    len = encode_body(&s.body, buf);
+    memcpy(shifted + 1, buf, len);
+    assert_true(ff_layout_wcc4_decode(shifted + 1, len, &got));
+    assert_body_equal(&s.body, &got);
+    ff_layout_wcc4_free(&got);
+    assert_false(ff_layout_wcc4_decode(NULL, 0, &got));
+}
+
 static void test_body_3x2(void** state) {
     struct body_store s;
     static const int nds[] = {2, 2, 2};
@@ -1168,6 +1191,7 @@ int main(void) {
         cmocka_unit_test(test_args_empty_body),
         cmocka_unit_test(test_res_round_trip),
         cmocka_unit_test(test_body_1x1),
+        cmocka_unit_test(test_body_unaligned_and_null),
         cmocka_unit_test(test_body_3x2),
         cmocka_unit_test(test_body_empty_mirror),
         cmocka_unit_test(test_body_empty_attrmask),
