@@ -34,7 +34,7 @@ XdrDecoder::XdrDecoder(std::span<const char> bytes) : bytes_(bytes) {
     // xdrmem_ncreate() aborts on a buffer that is not 4-byte aligned: a view into the
     // middle of a record may not be.
     if (reinterpret_cast<std::uintptr_t>(bytes.data()) % 4 != 0) {
-        aligned_.resize((bytes.size() + 3) / 4);
+        aligned_.resize((bytes.size() + 3) / 4 + 1); // never empty: data() is not NULL
         std::memcpy(aligned_.data(), bytes.data(), bytes.size());
         bytes_ = {reinterpret_cast<const char*>(aligned_.data()), bytes.size()};
     }

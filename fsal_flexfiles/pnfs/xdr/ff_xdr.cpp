@@ -17,7 +17,7 @@ class AlignedBytes {
 public:
     AlignedBytes(const void* body, std::size_t len) : body_(body) {
         if (reinterpret_cast<std::uintptr_t>(body) % 4 != 0) {
-            copy_.resize((len + 3) / 4);
+            copy_.resize((len + 3) / 4 + 1); // never empty: data() is not NULL
             std::memcpy(copy_.data(), body, len);
             body_ = copy_.data();
         }
