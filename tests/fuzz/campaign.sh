@@ -29,12 +29,13 @@ run_one() {
     mkdir -p "$work/corpus"
     local dirs=("$work/corpus" "$here/corpus/$t")
     [ -d "$here/regressions/$t" ] && dirs+=("$here/regressions/$t")
-    local limit
-    limit=$(awk -v t="$t" '$1 == t { print $2 }' "$here/malloc_limits")
+    local extra
+    # shellcheck disable=SC2207
+    extra=($(awk -v t="$t" '$1 == t { $1 = ""; print }' "$here/options"))
     local rc=0
     (cd "$work" && "$tree/tests/fuzz/fuzz_$t" "${dirs[@]}" -runs="$runs" \
         -max_total_time="$seconds" -max_len=70000 -timeout=10 -rss_limit_mb=2048 \
-        -malloc_limit_mb="${limit:-64}" -print_final_stats=1 >"$work/log" 2>&1) || rc=$?
+        -malloc_limit_mb=64 -print_final_stats=1 "${extra[@]}" >"$work/log" 2>&1) || rc=$?
     local execs cov ft corp
     execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/log" | awk '{print $2}')
     cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -1 | awk '{print $2}')

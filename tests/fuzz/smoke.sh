@@ -14,9 +14,10 @@ mkdir -p "$scratch"
     echo "smoke: no seed corpus in $corpus (cmake --build <fuzz tree> --target ff_fuzz_seeds)" >&2
     exit 1
 }
-limit=$(awk -v t="$(basename "$corpus")" '$1 == t { print $2 }' "$(dirname "$0")/malloc_limits")
+# shellcheck disable=SC2207
+extra=($(awk -v t="$(basename "$corpus")" '$1 == t { $1 = ""; print }' "$(dirname "$0")/options"))
 cd "$scratch"
 dirs=("$scratch" "$corpus")
 [ -d "$regressions" ] && dirs+=("$regressions")
 exec "$bin" "${dirs[@]}" -max_total_time="$seconds" -max_len="$max_len" \
-    -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb="${limit:-64}" -print_final_stats=1
+    -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=64 -print_final_stats=1 "${extra[@]}"
