@@ -166,10 +166,7 @@ void seeds(fuzz::SeedWriter& w) {
 
 } // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    fuzz::write_seeds_if_asked(kTarget, seeds);
-    return 0;
-}
+FF_FUZZ_SEEDS(kTarget, seeds)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     fuzz::Input in(data, size);

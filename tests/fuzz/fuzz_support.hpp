@@ -110,6 +110,14 @@ inline void write_seeds_if_asked(const char* target, const std::function<void(Se
     std::exit(0);
 }
 
+// The target's LLVMFuzzerInitialize: with FF_FUZZ_WRITE_SEEDS set, it writes the seeds
+// `make` produces and exits.
+#define FF_FUZZ_SEEDS(target, make)                                                          \
+    extern "C" int LLVMFuzzerInitialize(int*, char***) {                                     \
+        ::fuzz::write_seeds_if_asked(target, make);                                          \
+        return 0;                                                                            \
+    }
+
 template <typename Chars> Bytes bytes_of(const Chars& v) {
     Bytes b(v.size());
     if (!v.empty())

@@ -82,14 +82,17 @@ struct State {
 
 } // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    fuzz::write_seeds_if_asked(kTarget, [](fuzz::SeedWriter& w) {
-        std::uint8_t mode = 0;
-        for (const auto& [name, body] : fuzz::wccseed::bodies())
-            w.add(name, mode++, body);
-    });
-    return 0;
+namespace {
+
+void seeds(fuzz::SeedWriter& w) {
+    std::uint8_t mode = 0;
+    for (const auto& [name, body] : fuzz::wccseed::bodies())
+        w.add(name, mode++, body);
 }
+
+} // namespace
+
+FF_FUZZ_SEEDS(kTarget, seeds)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static State state;

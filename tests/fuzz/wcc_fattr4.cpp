@@ -75,33 +75,36 @@ fuzz::Bytes seed(const client::Fattr& attrs) {
 
 } // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    fuzz::write_seeds_if_asked(kTarget, [](fuzz::SeedWriter& w) {
-        client::Fattr all;
-        all.size = 1 << 20;
-        all.space_used = 1 << 20;
-        all.mode = 0640;
-        all.owner = "1000001";
-        all.owner_group = "1000001";
-        all.time_access = client::NfsTime{1'800'000'000, 1};
-        all.time_modify = client::NfsTime{1'800'000'000, 2};
-        all.time_metadata = client::NfsTime{1'800'000'000, 3};
-        w.add("table1_numeric", seed(all));
-        client::Fattr named = all;
-        named.owner = "alice@example.org";
-        named.owner_group = std::string(1024, 'g'); // the longest owner string taken
-        w.add("table1_named", seed(named));
-        client::Fattr bad = all;
-        bad.time_modify = client::NfsTime{-5, 999'999'999};
-        bad.time_metadata = client::NfsTime{1, 1'000'000'000};
-        bad.owner = "";
-        w.add("bad_values", seed(bad));
-        client::Fattr size;
-        size.size = ~0ull;
-        w.add("size_only", seed(size));
-    });
-    return 0;
+namespace {
+
+void seeds(fuzz::SeedWriter& w) {
+    client::Fattr all;
+    all.size = 1 << 20;
+    all.space_used = 1 << 20;
+    all.mode = 0640;
+    all.owner = "1000001";
+    all.owner_group = "1000001";
+    all.time_access = client::NfsTime{1'800'000'000, 1};
+    all.time_modify = client::NfsTime{1'800'000'000, 2};
+    all.time_metadata = client::NfsTime{1'800'000'000, 3};
+    w.add("table1_numeric", seed(all));
+    client::Fattr named = all;
+    named.owner = "alice@example.org";
+    named.owner_group = std::string(1024, 'g'); // the longest owner string taken
+    w.add("table1_named", seed(named));
+    client::Fattr bad = all;
+    bad.time_modify = client::NfsTime{-5, 999'999'999};
+    bad.time_metadata = client::NfsTime{1, 1'000'000'000};
+    bad.owner = "";
+    w.add("bad_values", seed(bad));
+    client::Fattr size;
+    size.size = ~0ull;
+    w.add("size_only", seed(size));
 }
+
+} // namespace
+
+FF_FUZZ_SEEDS(kTarget, seeds)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     fuzz::Input in(data, size);
