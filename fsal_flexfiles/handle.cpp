@@ -31,9 +31,11 @@ mds::ObjectKey key_of(Export* exp, fsal_obj_handle* sub) noexcept {
 std::shared_ptr<const mds::DataFileMap> Handle::data_files() {
     if (type != REGULAR_FILE || exp == nullptr)
         return nullptr;
-    std::lock_guard lk(map_mu_);
-    if (map_loaded_)
-        return map_;
+    if (map_loaded_.load(std::memory_order_acquire))
+        return map_.get();
+    std::lock_guard lk(load_mu_);
+    if (map_loaded_.load(std::memory_order_relaxed))
+        return map_.get();
     auto got = exp->store().get(key);
     if (!got.ok()) {
         // Not cached: the next call asks the store again.
@@ -43,15 +45,15 @@ std::shared_ptr<const mds::DataFileMap> Handle::data_files() {
         return nullptr;
     }
     if (got.value)
-        map_ = std::make_shared<const mds::DataFileMap>(std::move(*got.value));
-    map_loaded_ = true;
-    return map_;
+        map_.publish(std::make_shared<const mds::DataFileMap>(std::move(*got.value)));
+    map_loaded_.store(true, std::memory_order_release);
+    return map_.get();
 }
 
 void Handle::set_data_files(std::shared_ptr<const mds::DataFileMap> map) {
-    std::lock_guard lk(map_mu_);
-    map_ = std::move(map);
-    map_loaded_ = true;
+    std::lock_guard lk(load_mu_);
+    map_.publish(std::move(map));
+    map_loaded_.store(true, std::memory_order_release);
 }
 
 void overlay_file_attrs(Export* exp, Handle& handle, fsal_attrlist* attrs) noexcept {
@@ -91,6 +93,8 @@ fsal_status_t adopt(Export* exp, fsal_status_t status, fsal_obj_handle* sub, fsa
     handle->state_hdl = sub->state_hdl;
     handle->exp = exp;
     handle->key = key_of(exp, sub);
+    if (handle->type == REGULAR_FILE)
+        exp->layouts().grants.mirror_unseen(handle->fileid, handle->writes_unseen);
     *out = handle;
     overlay_file_attrs(exp, *handle, attrs);
     return status;
@@ -284,6 +288,8 @@ fsal_status_t getattrs(fsal_obj_handle* obj_hdl, fsal_attrlist* attrs_out) noexc
     fsal_status_t status = sub_call(exp, [&] { return obj->obj_ops->getattrs(obj, attrs_out); });
     if (FSAL_IS_ERROR(status) || exp == nullptr || obj_hdl->type != REGULAR_FILE)
         return status;
+    if (wcc::overlay_from_cache(*exp, *handle, attrs_out))
+        return status; // no lock, no allocation, no data-server traffic
     if (const std::shared_ptr<const mds::DataFileMap> map = handle->data_files())
         status = wcc::overlay_data_attrs(*exp, *handle, *map, attrs_out);
     return status;

@@ -5,11 +5,14 @@
 // operations, xattrs.cpp the extended attributes: FSAL_NULL's split.
 #pragma once
 
+#include "cache/rcu_published.hpp"
 #include "export.hpp"
 #include "ganesha/ganesha.hpp"
+#include "layout/grants.hpp"
 #include "model/data_files.hpp"
 #include "store/layout_store.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -29,9 +32,20 @@ struct Handle : fsal_obj_handle {
     // and for a regular file without data files yet (see ensure in
     // data_path/data_path.hpp). Thread-safe; the map itself is immutable.
     std::shared_ptr<const mds::DataFileMap> data_files();
+    // The same for GETATTR, without a lock or a reference: valid until the
+    // caller's wcc::RcuReadLock ends. nullptr also when not loaded yet (ask
+    // data_files()).
+    const mds::DataFileMap* data_files_in_read_section() const noexcept {
+        return map_loaded_.load(std::memory_order_acquire) ? map_.read() : nullptr;
+    }
     // After the map changed in the store (placement, fencing): what later
     // data_files() calls return. nullptr: forget (the file was removed).
     void set_data_files(std::shared_ptr<const mds::DataFileMap> map);
+
+    // layout::GrantRegistry::writes_unseen() of this file, kept by the registry
+    // (layoutget, layoutreturn, the GETATTR fallback, removal): GETATTR reads
+    // it with one load. True until adopt() asks the registry.
+    layout::UnseenFlag writes_unseen{true};
 
     // Serialises placement for this object (two writers of a file without
     // data files must not both place them).
@@ -43,9 +57,9 @@ struct Handle : fsal_obj_handle {
     }
 
 private:
-    std::mutex map_mu_;
-    bool map_loaded_ = false; // guarded by map_mu_
-    std::shared_ptr<const mds::DataFileMap> map_;
+    std::mutex load_mu_; // one load from the store at a time
+    std::atomic<bool> map_loaded_{false};
+    wcc::RcuPublished<mds::DataFileMap> map_;
 };
 
 // The sub-FSAL handle inside a FLEXFILES handle; nullptr for nullptr.

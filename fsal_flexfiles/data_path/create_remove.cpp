@@ -226,7 +226,8 @@ void remove_data_files(Export& exp, const ObjectKey& key, std::uint64_t file_id,
         }
         exp.cache().forget(file_id);
         exp.stale_mirrors().forget(file_id);
-        exp.layouts().grants.forget_unseen(file_id);
+        exp.layouts().grants.forget_unseen(file_id,
+                                           handle != nullptr ? &handle->writes_unseen : nullptr);
         if (handle != nullptr)
             handle->set_data_files(nullptr);
         if (!removed.value.map)

@@ -6,9 +6,10 @@
 // (core/mds/ds_getattr.hpp) when the cache is not fresh enough.
 //
 // Threading
-//   overlay_data_attrs runs on a worker inside MDCACHE's getattrs (its attr_lock held for
-//   write on a refresh). The cached path is: one RCU lookup, one merge, no allocation; the
-//   RW-layout question is asked of pnfs/ only when the cache has something. The fallback
+//   Both run on a worker inside MDCACHE's getattrs (its attr_lock held for write on a
+//   refresh). overlay_from_cache is the path of nearly every GETATTR: one RCU read section
+//   (the handle's map, the cache's merged view), one load of the handle's writes_unseen
+//   flag, no lock, no allocation, striped counters. overlay_data_attrs is the rest. The fallback
 //   submits every mirror's GETATTR, then waits at most DS_Getattr_Deadline. Its answers run
 //   on the fleet's event threads and touch only the export's cache and counters; the
 //   export tears the fleet down before them (export.hpp), so an answer never sees them gone.
@@ -16,6 +17,7 @@
 
 #include "cache/ds_attrs.hpp"
 #include "cache/overlay.hpp"
+#include "cache/rcu_published.hpp"
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "handle.hpp"
@@ -182,7 +184,7 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
         std::optional<MergedAttrs> merged = cache.merged(map.file_id);
         // Only asked when the cache has something: with nothing cached the data servers are
         // asked whatever the layouts.
-        const bool rw = merged && layout::data_writes_unseen(exp, map.file_id);
+        const bool rw = merged && handle.writes_unseen.load(std::memory_order_acquire);
         const std::int64_t max_age_ns =
             std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
                 .count();
@@ -192,7 +194,7 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
             const fallback::FetchSummary sum = fetch_data_attrs(exp, map);
             exp.wcc_counters().add(WccCounters::kOverlayFetched);
             if (sum.answered == sum.targets && sum.targets != 0)
-                layout::data_servers_seen(exp, map.file_id, asked);
+                exp.layouts().grants.data_servers_seen(map.file_id, asked, &handle.writes_unseen);
             if (sum.timed_out != 0 || sum.failed != 0)
                 LogDebug(COMPONENT_PNFS,
                          "%s: GETATTR of fileid %" PRIu64 " (%s): %u of %u data files answered",
@@ -225,6 +227,40 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
                 handle.fileid, e.what());
     }
     return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexcept {
+    if (attrs == nullptr)
+        return true; // nothing to fill
+    try {
+        RcuReadLock section;
+        const mds::DataFileMap* map = handle.data_files_in_read_section();
+        if (map == nullptr || map->files.empty())
+            return false;
+        const std::optional<MergedAttrs> merged = exp.cache().merged(map->file_id);
+        const bool rw = merged && handle.writes_unseen.load(std::memory_order_acquire);
+        const std::int64_t max_age_ns =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
+                .count();
+        if (fetch_reason(merged, rw, max_age_ns, monotonic_now_ns()) != FetchReason::None ||
+            merged->data_files == 0)
+            return false;
+        exp.wcc_counters().add(WccCounters::kOverlayCached);
+        set_expiry(exp, *attrs);
+        FileAttrView view = view_of(*attrs);
+        const std::uint16_t set = overlay(*merged, view);
+        write_back(view, set, *attrs);
+        LogFullDebug(COMPONENT_PNFS,
+                     "%s: GETATTR of fileid %" PRIu64 " (cached): data size %" PRIu64
+                     ", %u data file(s), fields 0x%x",
+                     exp.label().c_str(), map->file_id, merged->attrs.size, merged->data_files,
+                     set);
+        return true;
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "%s: GETATTR of fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, e.what());
+        return false;
+    }
 }
 
 } // namespace flexfiles::wcc

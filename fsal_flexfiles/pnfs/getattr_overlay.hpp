@@ -25,4 +25,10 @@ namespace flexfiles::wcc {
 fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFileMap& map,
                                  fsal_attrlist* attrs) noexcept;
 
+// The same when the cache can answer alone: one RCU read section, no lock, no allocation,
+// one load to know whether writes may be unseen (Handle::writes_unseen). False when it
+// cannot (nothing cached, too old under an RW layout, the map not loaded yet): the caller
+// goes on to overlay_data_attrs, which asks the data servers.
+bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexcept;
+
 } // namespace flexfiles::wcc

@@ -61,22 +61,6 @@ bool rw_layout_outstanding(const Export& exp, std::uint64_t file_id) noexcept {
     }
 }
 
-bool data_writes_unseen(const Export& exp, std::uint64_t file_id) noexcept {
-    try {
-        return exp.layouts().grants.writes_unseen(file_id);
-    } catch (...) {
-        return true;
-    }
-}
-
-void data_servers_seen(Export& exp, std::uint64_t file_id,
-                       std::chrono::steady_clock::time_point asked) noexcept {
-    try {
-        exp.layouts().grants.data_servers_seen(file_id, asked);
-    } catch (...) {
-    }
-}
-
 std::vector<std::pair<const char*, std::uint64_t>> layout_counters(const Export& exp) {
     const ExportLayouts& state = exp.layouts();
     const Counters& c = state.counters;

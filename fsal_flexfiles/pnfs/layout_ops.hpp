@@ -77,15 +77,8 @@ struct GrantedLayout {
 std::optional<GrantedLayout> granted_layout(struct state_t* layout_state) noexcept;
 
 // Whether some client holds an RW layout of the file (its data files may change behind the
-// MDS's back): GETATTR's reason to ask the data servers (cache/overlay.hpp).
+// MDS's back): the proxied I/O path asks it. GETATTR reads Handle::writes_unseen instead.
 bool rw_layout_outstanding(const Export& exp, std::uint64_t file_id) noexcept;
-
-// Whether GETATTR must not trust the cache alone: an RW layout is out, or the last one
-// ended and the data servers have not been asked since (GrantRegistry::writes_unseen).
-// data_servers_seen records that they were.
-bool data_writes_unseen(const Export& exp, std::uint64_t file_id) noexcept;
-void data_servers_seen(Export& exp, std::uint64_t file_id,
-                       std::chrono::steady_clock::time_point asked) noexcept;
 
 // The export's layout counters, name and value, for logs and the admin interface.
 std::vector<std::pair<const char*, std::uint64_t>> layout_counters(const Export& exp);

@@ -195,7 +195,7 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
     res->last_segment = true;
     res->signal_available = false;
 
-    state.grants.add(*grant);
+    state.grants.add(*grant, &handle->writes_unseen);
     bump(iomode == LAYOUTIOMODE4_RW ? state.counters.layoutgets_rw
                                     : state.counters.layoutgets_read);
     LogDebug(COMPONENT_PNFS,

@@ -266,7 +266,7 @@ nfsstat4 layoutreturn(fsal_obj_handle* obj_hdl, XDR* lrf_body,
         const SegmentEnd end = segment_end(arg->circumstance);
         // A layout its holder did not give back may still be used: fence it first.
         on_layout_ended(*exp, *handle, *grant, end);
-        if (!state.grants.remove(*grant))
+        if (!state.grants.remove(*grant, &handle->writes_unseen))
             LogWarn(COMPONENT_PNFS,
                     "FLEXFILES LAYOUTRETURN file %" PRIu64 ": grant %" PRIu64 " was not recorded",
                     grant->file, grant->id);

@@ -12,8 +12,8 @@
 //     the MDS's back), or the last one ended and the data servers have not answered since
 //     (its holder may have written without LAYOUTCOMMIT or LAYOUT_WCC: a crash, a lost
 //     lease, a forgetful client), and the cached answer is older than WCC_Max_Age (0 =
-//     always ask). The caller passes both as rw_layout_outstanding (pnfs/layout_ops.hpp,
-//     data_writes_unseen).
+//     always ask). The caller passes both as rw_layout_outstanding (the FSAL handle's
+//     writes_unseen flag, kept by layout::GrantRegistry).
 //   - Otherwise (no RW layout, or fresh enough): the cache answers, no data-server traffic.
 //     Without an RW layout nobody can change the data files except through the MDS, which
 //     updates the cache itself.

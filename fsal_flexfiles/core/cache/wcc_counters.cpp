@@ -41,10 +41,4 @@ WccStats WccCounters::snapshot() const noexcept {
     return s;
 }
 
-void WccCounters::reset() noexcept {
-    for (auto& v : values_) {
-        v.store(0, std::memory_order_relaxed);
-    }
-}
-
 } // namespace flexfiles::wcc

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
-// Counters of the LAYOUT_WCC apply path, the GETATTR overlay and the fallback: relaxed
-// atomics, one set per FLEXFILES export (Export::wcc_counters()), read with snapshot()
+// Counters of the LAYOUT_WCC apply path, the GETATTR overlay and the fallback: per-thread
+// stripes, one set per FLEXFILES export (Export::wcc_counters()), read with snapshot()
 // (for logs and dbus). The attribute cache keeps its own (AttrCache::stats()) and
 // so does each data server (fleet::DsCounters); these are the FSAL's view.
 #pragma once
 
-#include <atomic>
+#include "cache/striped_counters.hpp"
+
 #include <cstdint>
 
 namespace flexfiles::wcc {
@@ -91,17 +92,14 @@ public:
         kCount
     };
 
-    void add(Id id, std::uint64_t n = 1) noexcept {
-        if (n != 0) {
-            values_[id].fetch_add(n, std::memory_order_relaxed);
-        }
-    }
-    std::uint64_t get(Id id) const noexcept { return values_[id].load(std::memory_order_relaxed); }
+    // Every GETATTR bumps one: striped per thread (striped_counters.hpp), so that worker
+    // threads on different cores never write the same cache line.
+    void add(Id id, std::uint64_t n = 1) noexcept { values_.add(id, n); }
+    std::uint64_t get(Id id) const noexcept { return values_.sum(id); }
     WccStats snapshot() const noexcept;
-    void reset() noexcept; // tests only
 
 private:
-    std::atomic<std::uint64_t> values_[kCount]{};
+    StripedCounters<kCount> values_;
 };
 
 } // namespace flexfiles::wcc

@@ -5,14 +5,15 @@
 
 namespace flexfiles::layout {
 
-void GrantRegistry::add(Grant& grant) {
+void GrantRegistry::add(Grant& grant, UnseenFlag* flag) {
     std::lock_guard lock(mu_);
     grant.id = next_id_++;
     by_file_[grant.file].push_back(&grant);
     count_++;
+    mirror_locked(grant.file, flag);
 }
 
-bool GrantRegistry::remove(const Grant& grant) {
+bool GrantRegistry::remove(const Grant& grant, UnseenFlag* flag) {
     std::lock_guard lock(mu_);
     auto it = by_file_.find(grant.file);
     if (it == by_file_.end())
@@ -27,6 +28,7 @@ bool GrantRegistry::remove(const Grant& grant) {
     count_--;
     if (grant.iomode == Iomode::ReadWrite && !rw_granted_locked(grant.file))
         unseen_[grant.file] = std::chrono::steady_clock::now();
+    mirror_locked(grant.file, flag);
     return true;
 }
 
@@ -38,22 +40,39 @@ bool GrantRegistry::rw_granted_locked(std::uint64_t file) const {
                        [](const Grant* g) { return g->iomode == Iomode::ReadWrite; });
 }
 
-bool GrantRegistry::writes_unseen(std::uint64_t file) const {
-    std::lock_guard lock(mu_);
+bool GrantRegistry::writes_unseen_locked(std::uint64_t file) const {
     return unseen_.contains(file) || rw_granted_locked(file);
 }
 
+void GrantRegistry::mirror_locked(std::uint64_t file, UnseenFlag* flag) const {
+    if (flag != nullptr)
+        flag->store(writes_unseen_locked(file), std::memory_order_release);
+}
+
+bool GrantRegistry::writes_unseen(std::uint64_t file) const {
+    std::lock_guard lock(mu_);
+    return writes_unseen_locked(file);
+}
+
+void GrantRegistry::mirror_unseen(std::uint64_t file, UnseenFlag& flag) const {
+    std::lock_guard lock(mu_);
+    mirror_locked(file, &flag);
+}
+
 void GrantRegistry::data_servers_seen(std::uint64_t file,
-                                      std::chrono::steady_clock::time_point asked) {
+                                      std::chrono::steady_clock::time_point asked,
+                                      UnseenFlag* flag) {
     std::lock_guard lock(mu_);
     auto it = unseen_.find(file);
     if (it != unseen_.end() && it->second <= asked)
         unseen_.erase(it);
+    mirror_locked(file, flag);
 }
 
-void GrantRegistry::forget_unseen(std::uint64_t file) {
+void GrantRegistry::forget_unseen(std::uint64_t file, UnseenFlag* flag) {
     std::lock_guard lock(mu_);
     unseen_.erase(file);
+    mirror_locked(file, flag);
 }
 
 std::size_t GrantRegistry::files_unseen() const {

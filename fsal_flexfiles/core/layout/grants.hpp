@@ -41,12 +41,18 @@ struct Grant {
     mds::DataFileMap files;
 };
 
+// writes_unseen() of one file for readers that take no lock (GETATTR): the file's FSAL
+// object holds it and the registry keeps it equal to writes_unseen(file), under its lock,
+// in every call that is given it. One acquire load tells a GETATTR whether the data servers
+// may hold writes the MDS has not seen.
+using UnseenFlag = std::atomic<bool>;
+
 class GrantRegistry {
 public:
     // Records the grant and gives it its id. The caller keeps ownership of the Grant.
-    void add(Grant& grant);
+    void add(Grant& grant, UnseenFlag* flag = nullptr);
     // Forgets it; false if it was not recorded.
-    bool remove(const Grant& grant);
+    bool remove(const Grant& grant, UnseenFlag* flag = nullptr);
 
     // Clients other than `except` that hold a layout of `file` with `iomode` (or any iomode
     // when nullopt), each once, in grant order. `except` 0 excludes nobody.
@@ -60,15 +66,20 @@ public:
     // not been asked since. Its holder may have written without LAYOUTCOMMIT or LAYOUT_WCC,
     // so GETATTR must ask the data servers before it answers from the cache again.
     bool writes_unseen(std::uint64_t file) const;
+    // Sets a new FSAL object's flag to writes_unseen(file).
+    void mirror_unseen(std::uint64_t file, UnseenFlag& flag) const;
     // The data servers answered for every data file of `file`, asked at `asked`: if its
     // last RW layout had ended by then, the cached attributes are their word again.
-    void data_servers_seen(std::uint64_t file, std::chrono::steady_clock::time_point asked);
+    void data_servers_seen(std::uint64_t file, std::chrono::steady_clock::time_point asked,
+                           UnseenFlag* flag = nullptr);
     // The file is gone.
-    void forget_unseen(std::uint64_t file);
+    void forget_unseen(std::uint64_t file, UnseenFlag* flag = nullptr);
     std::size_t files_unseen() const;
 
 private:
     bool rw_granted_locked(std::uint64_t file) const;
+    bool writes_unseen_locked(std::uint64_t file) const;
+    void mirror_locked(std::uint64_t file, UnseenFlag* flag) const;
 
     mutable std::mutex mu_;
     std::uint64_t next_id_ = 1;

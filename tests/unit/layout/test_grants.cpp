@@ -158,6 +158,39 @@ void test_writes_unseen_after_the_last_rw_layout(void**) {
     assert_int_equal(r.files_unseen(), 0);
 }
 
+// The flag a file's FSAL object holds follows writes_unseen() through every change made
+// with it: GETATTR reads it without the registry's lock.
+void test_unseen_flag_mirrors_the_registry(void**) {
+    GrantRegistry r;
+    UnseenFlag flag{true}; // a new object's conservative value
+    r.mirror_unseen(7, flag);
+    assert_false(flag.load());
+    Grant rd = grant(7, 1, Iomode::Read), rw = grant(7, 2, Iomode::ReadWrite);
+    r.add(rd, &flag);
+    assert_false(flag.load()); // a READ layout writes nothing
+    r.add(rw, &flag);
+    assert_true(flag.load());
+    assert_true(r.remove(rd, &flag));
+    assert_true(flag.load()); // rw is still out
+    assert_true(r.remove(rw, &flag));
+    assert_true(flag.load()); // ended, the data servers not asked since
+    r.data_servers_seen(7, std::chrono::steady_clock::now() - std::chrono::seconds(1), &flag);
+    assert_true(flag.load()); // asked before the end: not evidence
+    r.data_servers_seen(7, std::chrono::steady_clock::now(), &flag);
+    assert_false(flag.load());
+    Grant again = grant(7, 3, Iomode::ReadWrite);
+    r.add(again, &flag);
+    assert_true(r.remove(again, &flag));
+    assert_true(flag.load());
+    r.forget_unseen(7, &flag);
+    assert_false(flag.load());
+    UnseenFlag other{false}; // another file's flag is never touched
+    Grant elsewhere = grant(8, 1, Iomode::ReadWrite);
+    r.add(elsewhere, &other);
+    assert_true(other.load());
+    assert_false(flag.load());
+}
+
 } // namespace
 
 int main() {
@@ -167,6 +200,7 @@ int main() {
         cmocka_unit_test(test_concurrent),
         cmocka_unit_test(test_next_fencing_id),
         cmocka_unit_test(test_writes_unseen_after_the_last_rw_layout),
+        cmocka_unit_test(test_unseen_flag_mirrors_the_registry),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
