@@ -304,7 +304,12 @@ fsal_status_t test_access(fsal_obj_handle* obj_hdl, fsal_accessflags_t access_ty
     });
 }
 
+// A referral is a directory (fsal_common_is_referral): for anything else the answer is
+// known without the sub-FSAL, which would otherwise fetch its attributes (for VFS an
+// open_by_handle_at, fstat and close) on every GETATTR that MDCACHE cannot answer alone.
 bool is_referral(fsal_obj_handle* obj_hdl, fsal_attrlist* attrs, bool cache_attrs) noexcept {
+    if (obj_hdl->type != DIRECTORY)
+        return false;
     fsal_obj_handle* obj = sub_of(obj_hdl);
     return sub_call(current_export(),
                     [&] { return obj->obj_ops->is_referral(obj, attrs, cache_attrs); });

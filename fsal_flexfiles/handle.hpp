@@ -13,6 +13,8 @@
 #include "store/layout_store.hpp"
 
 #include <atomic>
+#include <climits>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 
@@ -46,6 +48,14 @@ struct Handle : fsal_obj_handle {
     // (layoutget, layoutreturn, the GETATTR fallback, removal): GETATTR reads
     // it with one load. True until adopt() asks the registry.
     layout::UnseenFlag writes_unseen{true};
+
+    // The namespace attributes the data attributes are overlaid on, as the
+    // sub-FSAL last gave them (every getattrs): ctime in ns since the epoch
+    // (kNotSeen until then) and the change attribute. A LAYOUT_WCC starts
+    // from them to tell MDCACHE the file's new attributes.
+    static constexpr std::int64_t kNotSeen = INT64_MIN;
+    std::atomic<std::int64_t> namespace_ctime_ns{kNotSeen};
+    std::atomic<std::uint64_t> namespace_change{0};
 
     // Serialises placement for this object (two writers of a file without
     // data files must not both place them).

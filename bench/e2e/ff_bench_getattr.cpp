@@ -6,7 +6,11 @@
 // counting their NFSv3 operations with Enable_FULLV3_Stats), three MDS exports:
 //   /wcc    FLEXFILES, Trust_WCC = true   (WCC_Max_Age at its default, 1 s)
 //   /nowcc  FLEXFILES, Trust_WCC = false  (the same data servers)
-//   /vfs    plain VFS with MDCACHE's default attribute expiry (a reference row only)
+//   /vfs    plain VFS (a reference row only)
+//   /exact  FLEXFILES with Attr_Expiration_Time = 0: MDCACHE asks the FSAL on every GETATTR
+// Every export but /exact leaves Attr_Expiration_Time at Ganesha's default, as the README
+// recommends (FLEXFILES bounds MDCACHE's hold on a regular file to WCC_Max_Age, rounded up
+// to whole seconds, and pushes LAYOUT_WCC's attributes up to it).
 //
 // Part a: GETATTR (PUTFH, GETATTR) from 1, 8, 32 sessions, one thread each, over a few
 // files, for a fixed time per cell:
@@ -14,6 +18,7 @@
 //          LAYOUT_WCC every 250 ms, so the MDS's attributes stay fresher than WCC_Max_Age
 //   nowcc  the same on /nowcc: the MDS ignores the reports and asks the data servers
 //   floor  files on /wcc that no client holds a layout on: no data server involved
+//   exact  the same on /exact: what the exact WCC_Max_Age configuration costs
 //   vfs    files on the plain VFS export (reference)
 // Part b: from the same session counts, each session holding an RW layout on its own
 // file, SEQUENCE+PUTFH+LAYOUT_WCC+GETATTR compounds vs SEQUENCE+PUTFH+GETATTR compounds.
@@ -480,6 +485,7 @@ const char* const kCaseWcc = "wcc";
 const char* const kCaseNoWcc = "nowcc";
 const char* const kCaseFloor = "floor";
 const char* const kCaseVfs = "vfs";
+const char* const kCaseExact = "exact";
 const char* const kCompoundGetattr = "getattr";
 const char* const kCompoundWccGetattr = "wcc+getattr";
 
@@ -500,8 +506,9 @@ void write_outputs(const Args& args, const Report& rep) {
         {kCaseWcc, "LAYOUT_WCC fresh (Trust_WCC = true)"},
         {kCaseNoWcc, "Trust_WCC = false (WCC_Max_Age 1 s)"},
         {kCaseFloor, "floor: FLEXFILES file, no layout"},
+        {kCaseExact, "floor with Attr_Expiration_Time = 0 (exact WCC_Max_Age)"},
         {kCaseVfs, "reference: plain VFS export (MDCACHE)"}};
-    for (const char* k : {kCaseWcc, kCaseNoWcc, kCaseFloor, kCaseVfs}) {
+    for (const char* k : {kCaseWcc, kCaseNoWcc, kCaseFloor, kCaseExact, kCaseVfs}) {
         if (!a.count(k))
             continue;
         for (const auto& [n, c] : a.at(k))
@@ -512,20 +519,24 @@ void write_outputs(const Args& args, const Report& rep) {
     }
     md << "\nRatios (same run):\n\n";
     md << "| sessions | WCC / floor | WCC / floor by CPU cost | Trust_WCC=false / floor | "
-          "floor / VFS reference | floor / VFS by CPU cost | Trust_WCC=false: DS GETATTRs per "
+          "floor / VFS reference | floor / VFS by CPU cost | floor (Attr_Expiration_Time = 0) / "
+          "VFS | the same by CPU cost | Trust_WCC=false: DS GETATTRs per "
           "data file per round (most allowed) | the same per second |\n";
-    md << "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    md << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for (unsigned n : args.sessions) {
         const CellResult& w = a.at(kCaseWcc).at(n);
         const CellResult& nw = a.at(kCaseNoWcc).at(n);
         const CellResult& f = a.at(kCaseFloor).at(n);
         const CellResult& v = a.at(kCaseVfs).at(n);
+        const CellResult& x = a.at(kCaseExact).at(n);
         const double per_file = static_cast<double>(nw.ds_getattrs) / data_files;
         md << "| " << n << " | " << fmt(w.ops_per_s() / f.ops_per_s(), 3) << " | "
            << fmt(f.cpu_us_per_op() / w.cpu_us_per_op(), 3) << " | "
            << fmt(nw.ops_per_s() / f.ops_per_s(), 3) << " | "
            << fmt(f.ops_per_s() / v.ops_per_s(), 3) << " | "
-           << fmt(v.cpu_us_per_op() / f.cpu_us_per_op(), 3) << " | " << fmt(per_file / nw.rounds, 2)
+           << fmt(v.cpu_us_per_op() / f.cpu_us_per_op(), 3) << " | "
+           << fmt(x.ops_per_s() / v.ops_per_s(), 3) << " | "
+           << fmt(v.cpu_us_per_op() / x.cpu_us_per_op(), 3) << " | " << fmt(per_file / nw.rounds, 2)
            << " (" << fmt(nw.windows_bound / nw.rounds, 2) << ") | "
            << fmt(per_file / nw.seconds, 3) << " |\n";
     }
@@ -668,6 +679,7 @@ int run(const Args& args) {
     options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
         FlexfilesOptions ff;
         ff.mirrors = kMirrors;
+        ff.attr_expiration_time = std::nullopt; // Ganesha's default, as the README recommends
         mds.exports[0].pseudo = "/wcc";
         mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
         ExportSpec nowcc = mds.exports[0];
@@ -681,6 +693,13 @@ int run(const Args& args) {
         vfs.pseudo = "/vfs";
         vfs.fsal = "FSAL { Name = VFS; }";
         mds.exports.push_back(vfs);
+        ExportSpec exact = mds.exports[0];
+        exact.export_id = 4;
+        exact.pseudo = "/exact";
+        ff.extra.clear();
+        ff.attr_expiration_time = 0;
+        exact.fsal = flexfiles_fsal_block(ds, ff);
+        mds.exports.push_back(exact);
     };
     Cluster cluster(options);
 
@@ -707,13 +726,15 @@ int run(const Args& args) {
         }
     }
     // Files nobody holds a layout on.
-    for (const auto& [dir, key] : {std::pair{"/wcc", kCaseFloor}, std::pair{"/vfs", kCaseVfs}}) {
+    for (const auto& [dir, key] : {std::pair{"/wcc", kCaseFloor}, std::pair{"/vfs", kCaseVfs},
+                                   std::pair{"/exact", kCaseExact}}) {
         for (unsigned k = 0; k < args.files; ++k) {
             fc::OpenOptions o;
             o.access = OPEN4_SHARE_ACCESS_BOTH;
             o.create = true;
             fc::OpenFile f =
-                fc::open_path(*writer_session, std::string(dir) + "/plain-" + std::to_string(k), o);
+                fc::open_path(*writer_session,
+                              std::string(dir) + "/plain-" + key + "-" + std::to_string(k), o);
             fc::write_file(*writer_session, f, 0, initial);
             fhs[key].push_back(f.fh);
             fc::close_file(*writer_session, f);
@@ -739,7 +760,7 @@ int run(const Args& args) {
             false);
         for (unsigned n : args.sessions) {
             std::vector<std::pair<const char*, Op>> cases;
-            for (const char* k : {kCaseFloor, kCaseWcc, kCaseNoWcc, kCaseVfs}) {
+            for (const char* k : {kCaseFloor, kCaseWcc, kCaseNoWcc, kCaseExact, kCaseVfs}) {
                 const auto& files = fhs.at(k);
                 cases.emplace_back(k, [&sessions, &files](unsigned t, std::uint64_t i) {
                     return getattr_once(*sessions[t], files[(t + i) % files.size()]);

@@ -173,12 +173,22 @@ void set_expiry(const Export& exp, fsal_attrlist& a) {
     a.expire_time_attr = static_cast<std::int32_t>(std::min<std::int64_t>(want, configured));
 }
 
+void remember_namespace_attrs(Handle& handle, const fsal_attrlist& a) {
+    if ((a.valid_mask & (ATTR_CTIME | ATTR_CHANGE)) != (ATTR_CTIME | ATTR_CHANGE))
+        return;
+    handle.namespace_change.store(a.change, std::memory_order_relaxed);
+    handle.namespace_ctime_ns.store(
+        static_cast<std::int64_t>(a.ctime.tv_sec) * 1'000'000'000 + a.ctime.tv_nsec,
+        std::memory_order_relaxed);
+}
+
 } // namespace
 
 fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFileMap& map,
                                  fsal_attrlist* attrs) noexcept {
     if (attrs == nullptr || map.files.empty())
         return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    remember_namespace_attrs(handle, *attrs);
     try {
         AttrCache& cache = exp.cache();
         std::optional<MergedAttrs> merged = cache.merged(map.file_id);
@@ -232,6 +242,7 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
 bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexcept {
     if (attrs == nullptr)
         return true; // nothing to fill
+    remember_namespace_attrs(handle, *attrs);
     try {
         RcuReadLock section;
         const mds::DataFileMap* map = handle.data_files_in_read_section();
@@ -261,6 +272,37 @@ bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexc
                 handle.fileid, e.what());
         return false;
     }
+}
+
+void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept {
+    const fsal_up_vector* up = exp.up_ops;
+    if (up == nullptr || handle.key.empty())
+        return;
+    gsh_buffdesc key{const_cast<std::uint8_t*>(handle.key.data()), handle.key.size()};
+    try {
+        const std::int64_t ns_ctime = handle.namespace_ctime_ns.load(std::memory_order_relaxed);
+        std::optional<MergedAttrs> merged;
+        if (ns_ctime != Handle::kNotSeen)
+            merged = exp.cache().merged(handle.fileid);
+        if (merged && merged->data_files != 0) {
+            FileAttrView view;
+            view.valid = kAttrCtime;
+            view.ctime = NfsTime{ns_ctime};
+            view.has_change = true;
+            view.change = handle.namespace_change.load(std::memory_order_relaxed);
+            const std::uint16_t set = overlay(*merged, view);
+            fsal_attrlist attrs{};
+            write_back(view, set, attrs);
+            // mdc_up_update moves the times forward only, sets size, space_used and change.
+            if (attrs.valid_mask != 0 &&
+                !FSAL_IS_ERROR(up->update(up, &key, &attrs, 0)))
+                return;
+        }
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "%s: LAYOUT_WCC fileid %" PRIu64 ": %s", exp.label().c_str(),
+                handle.fileid, e.what());
+    }
+    up->invalidate(up, &key, FSAL_UP_INVALIDATE_ATTRS);
 }
 
 } // namespace flexfiles::wcc

@@ -31,4 +31,11 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
 // goes on to overlay_data_attrs, which asks the data servers.
 bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexcept;
 
+// After a LAYOUT_WCC changed the cache: tells MDCACHE the file's new data attributes (the
+// overlay of the cache's merged view on the namespace attributes last seen) through its
+// update up-call, so that the GETATTR that follows in the compound is answered by MDCACHE
+// without a getattrs down to the sub-FSAL. When it cannot say (no namespace attributes seen
+// yet, nothing merged, the up-call refused), MDCACHE is told to stop trusting them instead.
+void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept;
+
 } // namespace flexfiles::wcc

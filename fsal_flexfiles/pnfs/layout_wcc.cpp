@@ -25,6 +25,7 @@
 #include "ganesha/fattr_shim.h"
 #include "ganesha/sal_shim.h"
 #include "handle.hpp"
+#include "pnfs/getattr_overlay.hpp"
 #include "pnfs/layout_ops.hpp"
 #include "pnfs/xdr/wcc_entries.hpp"
 
@@ -255,6 +256,10 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
                     exp->label().c_str(), obj_hdl->fileid, out.cache.ignored_future,
                     static_cast<long long>(exp->config().wcc_max_ctime_skew.count()),
                     out.stale_mirror);
+        // MDCACHE keeps trusting its attributes through LAYOUT_WCC (patch 0004): it is told
+        // what changed, after the state lock is gone (the up-call takes MDCACHE's locks).
+        if (out.cache.applied != 0)
+            push_data_attrs_to_mdcache(*exp, *handle);
         if (!out.repairs.empty())
             send_repairs(*exp, files, out.repairs);
         return NFS4_OK;

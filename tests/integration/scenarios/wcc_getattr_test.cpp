@@ -16,6 +16,7 @@
 // LAYOUT_WCC as typed ops, ff_layout4 decoded and ff_layout_wcc4 encoded with the XDR
 // routines of Ganesha's nfsv41.h (+ protocols/include/nfs4_layout_wcc_xdr.h), and NFSv3
 // I/O to the data servers with the harness's Nfs3Client under the layout's credentials.
+#include "admin_cli_support.hpp"
 #include "client/compound.hpp"
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
@@ -398,6 +399,28 @@ TEST_F(WccGetattr, WccThenGetattrAsksNoDataServer) {
     // space_used: the sum over mirrors (every copy occupies space).
     EXPECT_EQ(attrs->space_used, w.post[0].used + w.post[1].used);
     EXPECT_EQ(total_delta(before), 0u) << "the MDS sent GETATTRs to data servers";
+}
+
+// The GETATTR after a LAYOUT_WCC is MDCACHE's: the FSAL pushed the new data attributes up
+// (mdc_up_update) instead of MDCACHE forgetting its attributes, so no getattrs reaches the
+// FSAL (or, below it, VFS's open_by_handle_at + fstat) and the answer still has them.
+TEST_F(WccGetattr, WccThenGetattrIsAnsweredByMdcacheWithTheNewAttributes) {
+    start(config(10'000)); // MDCACHE may keep the attributes 10 s
+    ASSERT_TRUE(flexfiles::admin_cli::wait_until_registered(*cluster_->dbus()));
+    Written w = written_file("mdcache");
+    const Fattr warm = getattr(w.file); // MDCACHE holds trusted attributes now
+    const std::uint64_t overlays = flexfiles::admin_cli::counters(*cluster_->dbus())["wcc.getattr_overlays"];
+    auto [status, attrs] = wcc_then_getattr(
+        w.file, w.layout,
+        wcc_body({{&w.layout.files[0], w.post[0]}, {&w.layout.files[1], w.post[1]}}));
+    ASSERT_EQ(status, static_cast<std::uint32_t>(NFS4_OK));
+    ASSERT_TRUE(attrs.has_value());
+    EXPECT_EQ(attrs->size, kMiB);
+    EXPECT_EQ(attrs->time_modify, nfs4_time(freshest(w.post).mtime));
+    EXPECT_EQ(attrs->space_used, w.post[0].used + w.post[1].used);
+    EXPECT_GE(attrs->change, warm.change);
+    EXPECT_EQ(flexfiles::admin_cli::counters(*cluster_->dbus())["wcc.getattr_overlays"], overlays)
+        << "MDCACHE asked the FSAL for attributes after the LAYOUT_WCC";
 }
 
 // Without LAYOUT_WCC, once the cached attributes are older than WCC_Max_Age, GETATTR asks

@@ -23,9 +23,10 @@ struct FlexfilesOptions {
     std::string extra;
     // Which data servers to list (indexes into the cluster's); empty: all of them.
     std::vector<unsigned> only;
-    // The export's Attr_Expiration_Time, written before the FSAL block. 0 (what a FLEXFILES
-    // export wants: MDCACHE asks the FSAL, whose RCU attribute cache decides freshness);
-    // nullopt leaves Ganesha's default (60 s).
+    // The export's Attr_Expiration_Time, written before the FSAL block. 0 by default here:
+    // MDCACHE asks the FSAL on every GETATTR, so the tests see the FSAL's freshness rules
+    // exactly. nullopt leaves Ganesha's default (60 s), what the README recommends for
+    // deployments (FLEXFILES lowers it to WCC_Max_Age per regular file).
     std::optional<int> attr_expiration_time = 0;
 };
 
