@@ -302,6 +302,14 @@ void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept {
         LogCrit(COMPONENT_PNFS, "%s: LAYOUT_WCC fileid %" PRIu64 ": %s", exp.label().c_str(),
                 handle.fileid, e.what());
     }
+    drop_mdcache_attrs(exp, handle);
+}
+
+void drop_mdcache_attrs(Export& exp, Handle& handle) noexcept {
+    const fsal_up_vector* up = exp.up_ops;
+    if (up == nullptr || handle.key.empty())
+        return;
+    gsh_buffdesc key{const_cast<std::uint8_t*>(handle.key.data()), handle.key.size()};
     up->invalidate(up, &key, FSAL_UP_INVALIDATE_ATTRS);
 }
 

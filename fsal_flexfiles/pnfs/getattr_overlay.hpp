@@ -38,4 +38,8 @@ bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexc
 // yet, nothing merged, the up-call refused), MDCACHE is told to stop trusting them instead.
 void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept;
 
+// Makes MDCACHE stop trusting the file's attributes (its invalidate up-call): the next
+// GETATTR reaches overlay_from_cache / overlay_data_attrs.
+void drop_mdcache_attrs(Export& exp, Handle& handle) noexcept;
+
 } // namespace flexfiles::wcc

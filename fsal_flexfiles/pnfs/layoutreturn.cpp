@@ -38,6 +38,7 @@
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "handle.hpp"
+#include "pnfs/getattr_overlay.hpp"
 #include "pnfs/context.hpp"
 #include "pnfs/layout_ops.hpp"
 #include "pnfs/mds_access.hpp"
@@ -270,6 +271,11 @@ nfsstat4 layoutreturn(fsal_obj_handle* obj_hdl, XDR* lrf_body,
             LogWarn(COMPONENT_PNFS,
                     "FLEXFILES LAYOUTRETURN file %" PRIu64 ": grant %" PRIu64 " was not recorded",
                     grant->file, grant->id);
+        // Its holder may have written without telling: MDCACHE must not answer from what it
+        // holds, so that the next GETATTR reaches the FSAL, which asks the data servers.
+        if (grant->iomode == Iomode::ReadWrite &&
+            handle->writes_unseen.load(std::memory_order_acquire))
+            wcc::drop_mdcache_attrs(*exp, *handle);
         bump(end == SegmentEnd::unsent ? state.counters.segments_unsent
                                        : state.counters.segments_returned);
         LogDebug(COMPONENT_PNFS,

@@ -12,7 +12,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-class LayoutEndSize : public FlexfilesCluster {};
+class LayoutEndSize : public FlexfilesCluster {
+public:
+    using FlexfilesCluster::ds_of;
+    using FlexfilesCluster::open_session;
+};
 
 std::uint64_t size_of(Session& s, const FileHandle& fh) {
     Compound c;
@@ -24,8 +28,10 @@ std::uint64_t size_of(Session& s, const FileHandle& fh) {
 
 } // namespace
 
-TEST_F(LayoutEndSize, AnRwLayoutReturnedWithoutCommitMakesTheMdsAskTheDataServers) {
-    auto writer = open_session();
+namespace {
+
+void returned_without_commit(LayoutEndSize& t) {
+    auto writer = t.open_session();
     OpenFile f = create_rw(*writer, "/ff/uncommitted");
     EXPECT_EQ(size_of(*writer, f.fh), 0u); // the cache now knows the file: size 0
     const Layout l = must_layoutget(*writer, f.fh, f.stateid, LAYOUTIOMODE4_RW);
@@ -33,7 +39,7 @@ TEST_F(LayoutEndSize, AnRwLayoutReturnedWithoutCommitMakesTheMdsAskTheDataServer
 
     const auto data = pattern(100 * 1024, 3);
     for (const auto& mirror : l.mirrors) {
-        const DataServerInfo* info = ds_of(*writer, mirror[0]);
+        const DataServerInfo* info = t.ds_of(*writer, mirror[0]);
         ASSERT_NE(info, nullptr);
         Nfs3Client ds(info->nfs3_url(), mirror[0].creds());
         ASSERT_EQ(ds.write(mirror[0].fh_vers[0], 0, data).status, Nfs3Status::ok);
@@ -42,8 +48,30 @@ TEST_F(LayoutEndSize, AnRwLayoutReturnedWithoutCommitMakesTheMdsAskTheDataServer
     ASSERT_EQ(layoutreturn(*writer, f.fh, l.stateid).status, std::optional<std::uint32_t>(NFS4_OK));
     std::this_thread::sleep_for(1200ms); // past WCC_Max_Age (1 s by default)
 
-    auto reader = open_session();
+    auto reader = t.open_session();
     EXPECT_EQ(size_of(*reader, f.fh), data.size())
         << "the MDS answered its cached size after an RW layout ended unreported";
     close_file(*writer, f);
+}
+
+} // namespace
+
+TEST_F(LayoutEndSize, AnRwLayoutReturnedWithoutCommitMakesTheMdsAskTheDataServers) {
+    returned_without_commit(*this);
+}
+
+// The same with MDCACHE keeping attributes (the README's configuration): the return drops
+// MDCACHE's copy of a file whose writes the MDS has not seen, so the next GETATTR reaches
+// the FSAL, which asks the data servers.
+class LayoutEndSizeMdcacheHolds : public LayoutEndSize {
+protected:
+    void SetUp() override {
+        FlexfilesClusterSpec spec;
+        spec.attr_expiration_time = std::nullopt;
+        start_cluster(spec);
+    }
+};
+
+TEST_F(LayoutEndSizeMdcacheHolds, AnRwLayoutReturnedWithoutCommitDropsMdcachesAttributes) {
+    returned_without_commit(*this);
 }

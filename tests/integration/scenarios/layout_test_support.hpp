@@ -383,6 +383,9 @@ struct FlexfilesClusterSpec {
     bool with_dbus = false;              // a private bus, for the admin CLI
     std::vector<unsigned> only;          // data servers listed (empty: all three)
     std::optional<unsigned> lease;       // the MDS's Lease_Lifetime, seconds
+    // The export's Attr_Expiration_Time: 0 (MDCACHE asks every time) unless a scenario
+    // runs the README's recommended configuration (nullopt: Ganesha's default).
+    std::optional<int> attr_expiration_time = 0;
 };
 
 class FlexfilesCluster : public ::testing::Test {
@@ -398,6 +401,7 @@ protected:
             FlexfilesOptions ff;
             ff.mirrors = spec.mirrors;
             ff.only = spec.only;
+            ff.attr_expiration_time = spec.attr_expiration_time;
             mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
             mds.log_level = "NIV_EVENT";
             mds.lease_lifetime = spec.lease;
