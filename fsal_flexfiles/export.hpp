@@ -48,6 +48,9 @@ struct Export : fsal_export {
     wcc::AttrCache& cache() noexcept { return *cache_; }
     mds::Reaper& reaper() noexcept { return *reaper_; }
     mds::ProxyIo& proxy() noexcept { return *proxy_; }
+    // What NFSv4 clients get as the write verifier (get_write_verifier): UNSTABLE writes
+    // through the MDS stay UNSTABLE on the data servers (mds/write_verifier.hpp).
+    mds::ExportWriteVerifier& write_verifier() noexcept { return write_verifier_; }
     // Mirrors that missed a write, and what copies them back (store/stale_mirrors.hpp).
     mds::StaleMirrors& stale_mirrors() noexcept { return *stale_; }
     mds::Resilverer& resilverer() noexcept { return *resilver_; }
@@ -82,6 +85,7 @@ struct Export : fsal_export {
     std::unique_ptr<mds::StaleMirrors> stale_;
     std::unique_ptr<wcc::AttrCache> cache_;
     std::unique_ptr<fleet::Fleet> fleet_;
+    mds::ExportWriteVerifier write_verifier_;
     std::unique_ptr<mds::ProxyIo> proxy_;
     std::unique_ptr<mds::Reaper> reaper_;
     std::unique_ptr<mds::Resilverer> resilver_;

@@ -238,7 +238,8 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
 
         exp.proxy_ =
             std::make_unique<ProxyIo>(exp.fleet(), exp.cache_.get(), exp.counters(),
-                                      std::move(sizes), cfg.ds_io_timeout, exp.stale_.get(), log);
+                                      std::move(sizes), cfg.ds_io_timeout, exp.stale_.get(), log,
+                                      &exp.write_verifier_);
 
         ReaperSettings reaper;
         reaper.request_timeout = cfg.ds_io_timeout;

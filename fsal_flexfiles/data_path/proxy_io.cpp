@@ -84,13 +84,27 @@ void proxy_write(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg
         std::shared_ptr<const DataFileMap> map;
         status = ensure_data_files(exp, handle, &map);
         if (!FSAL_IS_ERROR(status)) {
-            std::vector<std::uint8_t> data;
-            data.reserve(iov_total(write_arg));
-            for (int i = 0; i < write_arg->iov_count; ++i) {
-                const auto* p = static_cast<const std::uint8_t*>(write_arg->iov[i].iov_base);
-                data.insert(data.end(), p, p + write_arg->iov[i].iov_len);
+            // One iovec (what Ganesha's WRITE hands over) is passed as it is: ProxyIo keeps
+            // the one copy the data servers' writes share.
+            std::vector<std::uint8_t> joined;
+            std::span<const std::uint8_t> data;
+            if (write_arg->iov_count == 1) {
+                data = {static_cast<const std::uint8_t*>(write_arg->iov[0].iov_base),
+                        write_arg->iov[0].iov_len};
+            } else {
+                joined.reserve(iov_total(write_arg));
+                for (int i = 0; i < write_arg->iov_count; ++i) {
+                    const auto* p = static_cast<const std::uint8_t*>(write_arg->iov[i].iov_base);
+                    joined.insert(joined.end(), p, p + write_arg->iov[i].iov_len);
+                }
+                data = joined;
             }
-            const fleet::DsStatus st = exp.proxy().write(handle.key, *map, write_arg->offset, data);
+            // UNSTABLE only for NFSv4, whose verifier is the export's (mds/write_verifier.hpp).
+            const bool stable = write_arg->fsal_stable || op_ctx == nullptr ||
+                                op_ctx->nfs_vers != NFS_V4;
+            const fleet::DsStatus st =
+                exp.proxy().write(handle.key, *map, write_arg->offset, data,
+                                  stable ? fleet::StableHow::file_sync : fleet::StableHow::unstable);
             if (!st.ok()) {
                 LogWarn(COMPONENT_FSAL, "%s: WRITE of fileid %" PRIu64 " at %" PRIu64 " (+%zu): %s",
                         exp.label().c_str(), handle.fileid, write_arg->offset, data.size(),
@@ -98,8 +112,7 @@ void proxy_write(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg
                 status = to_fsal_status(st);
             } else {
                 write_arg->io_amount = data.size();
-                // Every mirror wrote FILE_SYNC (proxy_io.hpp says why).
-                write_arg->fsal_stable = true;
+                write_arg->fsal_stable = stable;
             }
         }
     } catch (const std::exception& e) {

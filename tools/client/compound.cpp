@@ -540,6 +540,10 @@ const WRITE4resok& CompoundResult::write(std::size_t i) const {
     return expect(i, NFS4_OP_WRITE).res.nfs_resop4_u.opwrite.WRITE4res_u.resok4;
 }
 
+const COMMIT4resok& CompoundResult::commit(std::size_t i) const {
+    return expect(i, NFS4_OP_COMMIT).res.nfs_resop4_u.opcommit.COMMIT4res_u.resok4;
+}
+
 const SEQUENCE4resok& CompoundResult::sequence_ok() const {
     if (!sequence || sequence->status != NFS4_OK || !sequence->typed) {
         throw NfsError(sequence ? sequence->status : uint32_t{NFS4ERR_OP_NOT_IN_SESSION},

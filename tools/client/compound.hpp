@@ -307,6 +307,7 @@ public:
     const OPEN4resok& open(std::size_t i) const;
     const READ4resok& read(std::size_t i) const;
     const WRITE4resok& write(std::size_t i) const;
+    const COMMIT4resok& commit(std::size_t i) const;
     const SEQUENCE4resok& sequence_ok() const;
     // pNFS results (pnfs_ops.cpp); flex_layout.hpp decodes their bodies.
     const LAYOUTGET4resok& layoutget(std::size_t i) const;

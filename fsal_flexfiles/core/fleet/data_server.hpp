@@ -161,6 +161,12 @@ public:
               Callback<ReadResult> cb) noexcept;
     void write(const DsFh& fh, std::uint64_t offset, std::vector<std::uint8_t> data,
                StableHow stable, Deadline deadline, Callback<WriteResult> cb) noexcept;
+    // The same for `length` bytes at `at` of a buffer shared with other writes (the mirrors
+    // of one proxied WRITE, its chunks): held until the request is encoded, never copied.
+    void write(const DsFh& fh, std::uint64_t offset,
+               std::shared_ptr<const std::vector<std::uint8_t>> buffer, std::size_t at,
+               std::size_t length, StableHow stable, Deadline deadline,
+               Callback<WriteResult> cb) noexcept;
     void commit(const DsFh& fh, std::uint64_t offset, std::uint32_t count, Deadline deadline,
                 Callback<CommitResult> cb) noexcept;
 

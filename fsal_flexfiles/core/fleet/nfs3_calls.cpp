@@ -389,14 +389,18 @@ struct ReadCall final : TypedCall<ReadResult>, FhCall {
 
 struct WriteCall final : TypedCall<WriteResult>, FhCall {
     WriteCall(Callback<WriteResult> cb, const DsFh& f, std::uint64_t off,
-              std::vector<std::uint8_t> d, StableHow s)
-        : TypedCall("WRITE", std::move(cb)), offset(off), data(std::move(d)), stable(s) {
+              std::shared_ptr<const std::vector<std::uint8_t>> buf, std::size_t at,
+              std::size_t len, StableHow s)
+        : TypedCall("WRITE", std::move(cb)), offset(off), buffer(std::move(buf)), start(at),
+          length(len), stable(s) {
         fh = f;
     }
     std::string check(const Impl& d) const override {
-        if (data.size() > d.cfg.max_io_size)
-            return "length " + std::to_string(data.size()) + " exceeds max_io_size " +
+        if (length > d.cfg.max_io_size)
+            return "length " + std::to_string(length) + " exceeds max_io_size " +
                    std::to_string(d.cfg.max_io_size);
+        if (buffer == nullptr || start > buffer->size() || length > buffer->size() - start)
+            return "the data to write lies outside its buffer";
         return fh_check();
     }
     std::string object() const override { return fh_object(); }
@@ -406,13 +410,14 @@ struct WriteCall final : TypedCall<WriteResult>, FhCall {
         std::memset(&a, 0, sizeof(a));
         a.file = to_fh3(fh);
         a.offset = offset;
-        a.count = static_cast<count3>(data.size());
+        a.count = static_cast<count3>(length);
         a.stable = static_cast<stable_how>(stable);
-        a.data.data_len = static_cast<u_int>(data.size());
-        a.data.data_val = reinterpret_cast<char*>(data.data());
+        a.data.data_len = static_cast<u_int>(length);
+        // libnfs only reads it (to encode its copy).
+        a.data.data_val = const_cast<char*>(reinterpret_cast<const char*>(buffer->data() + start));
         int rc = rpc_nfs3_write_async(rpc, reply_cb, &a, this);
         if (rc == 0)
-            std::vector<std::uint8_t>().swap(data); // libnfs encoded a copy
+            buffer.reset(); // libnfs encoded a copy
         return rc;
     }
     Step on_reply(Impl& d, void* raw) override {
@@ -429,7 +434,9 @@ struct WriteCall final : TypedCall<WriteResult>, FhCall {
         return Step::done;
     }
     std::uint64_t offset;
-    std::vector<std::uint8_t> data;
+    std::shared_ptr<const std::vector<std::uint8_t>> buffer; // released once encoded
+    std::size_t start = 0;
+    std::size_t length = 0;
     StableHow stable;
 };
 
@@ -495,7 +502,16 @@ void DataServer::read(const DsFh& fh, std::uint64_t offset, std::uint32_t count,
 }
 void DataServer::write(const DsFh& fh, std::uint64_t offset, std::vector<std::uint8_t> data,
                        StableHow stable, Deadline dl, Callback<WriteResult> cb) noexcept {
-    impl_->submit(std::make_unique<WriteCall>(std::move(cb), fh, offset, std::move(data), stable),
+    const std::size_t length = data.size();
+    write(fh, offset, std::make_shared<const std::vector<std::uint8_t>>(std::move(data)), 0,
+          length, stable, dl, std::move(cb));
+}
+void DataServer::write(const DsFh& fh, std::uint64_t offset,
+                       std::shared_ptr<const std::vector<std::uint8_t>> buffer, std::size_t at,
+                       std::size_t length, StableHow stable, Deadline dl,
+                       Callback<WriteResult> cb) noexcept {
+    impl_->submit(std::make_unique<WriteCall>(std::move(cb), fh, offset, std::move(buffer), at,
+                                              length, stable),
                   dl);
 }
 void DataServer::commit(const DsFh& fh, std::uint64_t offset, std::uint32_t count, Deadline dl,

@@ -93,6 +93,9 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
     std::uint64_t offset = 0;
     std::size_t written = 0;
     std::uint32_t chunk = 0;
+    fleet::StableHow how = fleet::StableHow::file_sync;
+    ExportWriteVerifier* verifier = nullptr; // told every reply's verifier
+    std::uint64_t ds_id = 0;
     std::chrono::milliseconds timeout{};
     wcc::AttrCache* cache = nullptr;
     wcc::DataFileKey key;
@@ -104,11 +107,10 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
             return;
         }
         const std::size_t len = std::min<std::size_t>(chunk, data->size() - written);
-        std::vector<std::uint8_t> slice(data->begin() + static_cast<std::ptrdiff_t>(written),
-                                        data->begin() + static_cast<std::ptrdiff_t>(written + len));
         const std::int64_t issued = wcc::monotonic_now_ns();
         auto self = shared_from_this();
-        ds->write(fh, offset + written, std::move(slice), fleet::StableHow::file_sync,
+        // Every mirror's chunks are views into the one copy of the client's data.
+        ds->write(fh, offset + written, data, written, len, how,
                   fleet::deadline_in(timeout),
                   [self, issued](fleet::DsResult<fleet::WriteResult> r) {
                       if (!r.ok()) {
@@ -118,6 +120,8 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
                       if (r.value.attrs && self->cache != nullptr)
                           self->cache->apply_ds_getattr(self->key, to_cache_attrs(*r.value.attrs),
                                                         issued);
+                      if (self->verifier != nullptr)
+                          self->verifier->observe(self->ds_id, r.value.verifier);
                       if (r.value.count == 0) {
                           self->done.set_value(DsStatus::error(
                               DsErrc::rpc, self->ds->label() + ": WRITE fh " + self->fh.hex() +
@@ -197,9 +201,9 @@ DsStatus settle(StaleMirrors* registry, DataPathCounters& counters, const fleet:
 
 ProxyIo::ProxyIo(fleet::Fleet& fleet, wcc::AttrCache* cache, DataPathCounters& counters,
                  std::map<std::uint64_t, IoSizes> sizes, std::chrono::milliseconds timeout,
-                 StaleMirrors* stale, fleet::LogSink log)
+                 StaleMirrors* stale, fleet::LogSink log, ExportWriteVerifier* verifier)
     : fleet_(fleet), cache_(cache), counters_(counters), sizes_(std::move(sizes)),
-      timeout_(timeout), stale_(stale), log_(std::move(log)) {}
+      timeout_(timeout), stale_(stale), log_(std::move(log)), verifier_(verifier) {}
 
 std::vector<std::uint32_t> ProxyIo::stale_of(std::uint64_t file_id) const {
     return stale_ != nullptr ? stale_->of(file_id) : std::vector<std::uint32_t>{};
@@ -246,7 +250,7 @@ std::vector<std::size_t> ProxyIo::read_order(const std::vector<fleet::Health>& h
 }
 
 DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint64_t offset,
-                        std::span<const std::uint8_t> data) {
+                        std::span<const std::uint8_t> data, fleet::StableHow how) {
     DataPathCounters::add(counters_.proxy_writes);
     const WriteBracket bracket(stale_, map.file_id);
     const std::vector<std::uint32_t> stale = stale_of(map.file_id);
@@ -272,6 +276,9 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         chain->data = buffer;
         chain->offset = offset;
         chain->chunk = wsize(df.ds_id);
+        chain->how = how;
+        chain->verifier = verifier_;
+        chain->ds_id = df.ds_id;
         chain->timeout = timeout_;
         // A stale mirror's attributes stay out of the merged view (stale_mirrors.hpp).
         chain->cache = contains(stale, df.mirror) ? nullptr : cache_;
@@ -394,7 +401,8 @@ DsStatus ProxyIo::commit(const DataFileMap& map, std::uint64_t offset, std::uint
     targets.reserve(map.files.size());
     std::vector<std::future<fleet::DsResult<fleet::CommitResult>>> pending(map.files.size());
     const std::int64_t issued = wcc::monotonic_now_ns();
-    // Stale mirrors took their writes FILE_SYNC or not at all: nothing to commit there.
+    // Stale mirrors are neither read nor trusted: resilver copies them whole from an in-sync
+    // mirror, so what they hold unstable needs no COMMIT.
     const std::vector<std::uint32_t> stale = stale_of(map.file_id);
     for (std::size_t i = 0; i < map.files.size(); ++i) {
         targets.push_back(
@@ -417,6 +425,8 @@ DsStatus ProxyIo::commit(const DataFileMap& map, std::uint64_t offset, std::uint
                 if (r.ok() && r.value.attrs && cache_ != nullptr)
                     cache_->apply_ds_getattr(cache_key(map, map.files[i]),
                                              to_cache_attrs(*r.value.attrs), issued);
+                if (r.ok() && verifier_ != nullptr)
+                    verifier_->observe(map.files[i].ds_id, r.value.verifier);
                 st = std::move(r.status);
             }
             if (!st.ok())

@@ -4,15 +4,17 @@
 // layout, NFSv3 to the MDS), sent on to the file's data files.
 //
 //   write    every mirror, in parallel, stale ones included (stale_mirrors.hpp). Data is
-//            written FILE_SYNC: the MDS answers with its own write verifier, which cannot
-//            change when a data server restarts and loses unstable data. A mirror that
+//            written FILE_SYNC unless the caller asks for UNSTABLE, which it may only do
+//            when its client's verifier is the export's ExportWriteVerifier (NFSv4:
+//            write_verifier.hpp): every data server's verifier is reported to it, so that
+//            a data server that lost unstable data moves the client's verifier. A mirror that
 //            fails makes its data server Suspect (report_error). The write succeeds when
 //            every in-sync mirror took every byte, or when some did and the others could
 //            be marked stale (degraded, logged); it fails, with an error naming the file,
 //            the data file and the data server, when no in-sync mirror took it.
 //   read     one in-sync mirror, chosen among the Up ones (rotating, to spread reads),
 //            falling back to the next in-sync mirror when one fails. Never a stale one.
-//   commit   COMMIT on every in-sync mirror.
+//   commit   COMMIT on every in-sync mirror (verifiers reported as for write).
 //   truncate SETATTR(size) on every mirror, settled as a write is, then the size barrier
 //            in the attribute cache.
 //
@@ -27,6 +29,7 @@
 #include "cache/attr_cache.hpp"
 #include "fleet/fleet.hpp"
 #include "mds/counters.hpp"
+#include "mds/write_verifier.hpp"
 #include "model/data_files.hpp"
 #include "store/stale_mirrors.hpp"
 
@@ -60,11 +63,13 @@ public:
     // mirror fails. `log` gets the degraded writes.
     ProxyIo(fleet::Fleet& fleet, wcc::AttrCache* cache, DataPathCounters& counters,
             std::map<std::uint64_t, IoSizes> sizes, std::chrono::milliseconds timeout,
-            StaleMirrors* stale = nullptr, fleet::LogSink log = {});
+            StaleMirrors* stale = nullptr, fleet::LogSink log = {},
+            ExportWriteVerifier* verifier = nullptr);
 
     // `key` is the file's layout-store key (to mark mirrors stale).
     fleet::DsStatus write(const ObjectKey& key, const DataFileMap& map, std::uint64_t offset,
-                          std::span<const std::uint8_t> data);
+                          std::span<const std::uint8_t> data,
+                          fleet::StableHow how = fleet::StableHow::file_sync);
     ProxyReadResult read(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
     fleet::DsStatus commit(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
     fleet::DsStatus truncate(const ObjectKey& key, const DataFileMap& map, std::uint64_t size);
@@ -93,6 +98,7 @@ private:
     std::atomic<std::uint64_t> rotation_{0};
     StaleMirrors* const stale_;
     const fleet::LogSink log_;
+    ExportWriteVerifier* const verifier_;
 };
 
 } // namespace flexfiles::mds

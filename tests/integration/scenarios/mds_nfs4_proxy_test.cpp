@@ -10,6 +10,11 @@
 #include "client/session.hpp"
 #include "mds_test_support.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
 using namespace mds_test;
 using namespace flexfiles::client;
 
@@ -192,4 +197,72 @@ TEST(MdsNfs4Proxy, RenameOverAFileRemovesItsDataFiles) {
     close_file(*session, renamed);
     const auto errors = mds.error_lines();
     EXPECT_TRUE(errors.empty()) << "the MDS logged errors:\n" << joined(errors);
+}
+
+// An UNSTABLE WRITE through the MDS stays UNSTABLE on the data servers (no fsync per
+// write), and the client's data is still never lost: when a data server restarts before a
+// COMMIT (its page cache, and the unstable data with it, could be gone), the COMMIT answers
+// with another verifier than the WRITE got, so the client sends its WRITE again. Without a
+// restart the verifiers match.
+TEST(MdsNfs4Proxy, UnstableWritesAreCommittedAndADataServerRestartMovesTheVerifier) {
+    Cluster cluster(flexfiles_cluster(with_mirrors(1)));
+    auto session = open_session(cluster.mds(), 1);
+    OpenOptions create;
+    create.access = OPEN4_SHARE_ACCESS_BOTH;
+    create.create = true;
+    OpenFile f = open_path(*session, "/export1/unstable", create);
+    const auto data = as_chars(pattern(64 * 1024, 5));
+
+    auto write_unstable = [&] {
+        Compound c;
+        c.putfh(f.fh).write(f.stateid, 0, data, UNSTABLE4);
+        CompoundResult r = session->send(c);
+        r.check("write");
+        EXPECT_EQ(r.write(1).committed, UNSTABLE4) << "the MDS synced an UNSTABLE write";
+        return std::vector<char>(std::begin(r.write(1).writeverf), std::end(r.write(1).writeverf));
+    };
+    auto commit = [&] {
+        Compound c;
+        c.putfh(f.fh).commit(0, 0);
+        CompoundResult r = session->send(c);
+        r.check("commit");
+        return std::vector<char>(std::begin(r.commit(1).writeverf),
+                                 std::end(r.commit(1).writeverf));
+    };
+    auto same = [](const std::vector<char>& a, const std::vector<char>& b) { return a == b; };
+
+    const auto written = write_unstable();
+    EXPECT_TRUE(same(commit(), written)) << "nothing restarted, yet the verifier moved";
+
+    const auto before_restart = write_unstable();
+    const auto placed = data_files_on_disk(cluster, fileid_on_mds(cluster.mds(), "unstable"));
+    ASSERT_EQ(placed.size(), 1U);
+    // A Ganesha data server's verifier is its start time in seconds: restart in another one.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    cluster.ds(placed[0].ds).restart();
+    // Until the MDS has reconnected to the data server, COMMIT may fail (NFS4ERR_IO: the
+    // data server's connection broke); COMMIT is idempotent, so ask until it answers.
+    std::vector<char> after;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int tries = 1;; ++tries) {
+        try {
+            after = commit();
+            std::cerr << "COMMIT answered after " << tries << " tries, "
+                      << std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count()
+                      << " ms\n";
+            break;
+        } catch (const NfsError& e) {
+            ASSERT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << e.what();
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    }
+    EXPECT_FALSE(same(after, before_restart))
+        << "a data server restarted between WRITE and COMMIT and the verifier did not move";
+    // The client sends its write again; now it holds.
+    const auto again = write_unstable();
+    EXPECT_TRUE(same(commit(), again));
+    EXPECT_EQ(read_all(*session, f), data);
+    close_file(*session, f);
 }
