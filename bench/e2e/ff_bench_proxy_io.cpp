@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// ff-bench-proxy-io: I/O through the MDS for clients without layouts, against a plain VFS
+// export of the same server, with real servers (1 MDS + 3 NFSv3 data servers, Ganesha 4.3,
+// loopback). The MDS exports
+//   /m1   FLEXFILES, Mirrors = 1
+//   /m2   FLEXFILES, Mirrors = 2
+//   /vfs  plain VFS (the reference)
+// and one NFSv4.1 session (no LAYOUTGET: every READ and WRITE goes through the MDS, as for
+// an NFSv4.0 client) measures on each, the exports interleaved round by round:
+//   write   a 64 MiB file in 1 MiB UNSTABLE WRITEs, then COMMIT          -> MiB/s
+//   read    the same file in 1 MiB READs (the MDS's page cache is cold for FLEXFILES: its
+//           namespace file holds no bytes, the data servers' is warm)    -> MiB/s
+//   4k      4 KiB FILE_SYNC WRITEs at random 4 KiB offsets of a 16 MiB file, one at a
+//           time                                                          -> p50 / p99 us
+//   4k-u    the same UNSTABLE                                            -> p50 / p99 us
+// Writes <out>/proxy-io.md.
+#include "client/file_ops.hpp"
+#include "client/session.hpp"
+#include "ff_harness/harness.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <thread>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace flexfiles::harness;
+namespace fc = flexfiles::client;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+struct Args {
+    unsigned rounds = 3;
+    std::uint64_t seq_mib = 64;
+    unsigned small_writes = 1000;
+    unsigned depth = 4; // sequential READs / WRITEs in flight, as a kernel client keeps
+    std::string out_dir = ".";
+};
+
+Args parse_args(int argc, char** argv) {
+    Args a;
+    for (int i = 1; i < argc; ++i) {
+        const std::string k = argv[i];
+        if (i + 1 >= argc)
+            throw std::invalid_argument(k + " needs a value");
+        const std::string v = argv[++i];
+        if (k == "--rounds")
+            a.rounds = static_cast<unsigned>(std::stoul(v));
+        else if (k == "--seq-mib")
+            a.seq_mib = std::stoull(v);
+        else if (k == "--depth")
+            a.depth = std::max(1u, static_cast<unsigned>(std::stoul(v)));
+        else if (k == "--small-writes")
+            a.small_writes = static_cast<unsigned>(std::stoul(v));
+        else if (k == "--out")
+            a.out_dir = v;
+        else
+            throw std::invalid_argument("usage: ff-bench-proxy-io [--rounds N] [--seq-mib M] "
+                                        "[--small-writes N] [--depth D] [--out DIR]");
+    }
+    return a;
+}
+
+void progress(const std::string& line) {
+    std::cerr << "[ff-bench-proxy-io] " << line << std::endl;
+}
+
+std::string fmt(double v, int digits = 0) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(digits) << v;
+    return o.str();
+}
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Figures {
+    std::vector<double> write_mib_s, read_mib_s, sync_us, unstable_us;
+};
+
+fc::OpenFile create(fc::Session& s, const std::string& path) {
+    fc::OpenOptions o;
+    o.access = OPEN4_SHARE_ACCESS_BOTH;
+    o.create = true;
+    return fc::open_path(s, path, o);
+}
+
+void commit(fc::Session& s, const fc::OpenFile& f) {
+    fc::Compound c;
+    c.putfh(f.fh).commit(0, 0);
+    s.send(c).check("commit");
+}
+
+void one_round(fc::Session& s, const std::string& dir, unsigned round, const Args& args,
+               Figures& out) {
+    const std::uint32_t chunk = std::min<std::uint32_t>(fc::io_chunk_size(s), kMiB);
+    std::vector<char> block(chunk, static_cast<char>('a' + round));
+
+    fc::OpenFile big = create(s, dir + "/seq-" + std::to_string(round));
+    const std::uint64_t total = args.seq_mib * kMiB;
+    // `depth` threads share the session, thread t doing chunks t, t + depth, ...: that many
+    // requests in flight, in file order overall.
+    auto in_flight = [&](const std::function<void(std::uint64_t)>& io) {
+        std::vector<std::thread> threads;
+        for (unsigned t = 0; t < args.depth; ++t)
+            threads.emplace_back([&, t] {
+                for (std::uint64_t off = std::uint64_t{t} * chunk; off < total;
+                     off += std::uint64_t{args.depth} * chunk)
+                    io(off);
+            });
+        for (auto& th : threads)
+            th.join();
+    };
+    auto t0 = Clock::now();
+    in_flight([&](std::uint64_t off) { fc::write_file(s, big, off, block, UNSTABLE4); });
+    commit(s, big);
+    out.write_mib_s.push_back(static_cast<double>(total) / kMiB / seconds_since(t0));
+    t0 = Clock::now();
+    std::atomic<std::uint64_t> got{0};
+    in_flight([&](std::uint64_t off) { got += fc::read_file(s, big, off, chunk).size(); });
+    out.read_mib_s.push_back(static_cast<double>(got.load()) / kMiB / seconds_since(t0));
+    fc::close_file(s, big);
+
+    fc::OpenFile small = create(s, dir + "/small-" + std::to_string(round));
+    const std::uint64_t span = 16 * kMiB;
+    fc::write_file(s, small, span - 4096, std::vector<char>(4096, 'z'), FILE_SYNC4);
+    std::mt19937_64 rng(round + 1);
+    const std::vector<char> page(4096, 's');
+    for (stable_how4 how : {FILE_SYNC4, UNSTABLE4}) {
+        std::vector<double>& lat = how == FILE_SYNC4 ? out.sync_us : out.unstable_us;
+        for (unsigned i = 0; i < args.small_writes; ++i) {
+            const std::uint64_t off = (rng() % (span / 4096)) * 4096;
+            const auto w0 = Clock::now();
+            fc::write_file(s, small, off, page, how);
+            lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - w0).count());
+        }
+    }
+    commit(s, small);
+    fc::close_file(s, small);
+}
+
+int run(const Args& args) {
+    progress("starting 1 MDS + 3 data servers");
+    ClusterOptions options;
+    options.configure_mds = [](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
+        FlexfilesOptions ff;
+        ff.attr_expiration_time = std::nullopt; // the README's configuration
+        ff.mirrors = 1;
+        mds.exports[0].pseudo = "/m1";
+        mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
+        ExportSpec m2 = mds.exports[0];
+        m2.export_id = 2;
+        m2.pseudo = "/m2";
+        ff.mirrors = 2;
+        m2.fsal = flexfiles_fsal_block(ds, ff);
+        mds.exports.push_back(m2);
+        ExportSpec vfs = mds.exports[0];
+        vfs.export_id = 3;
+        vfs.pseudo = "/vfs";
+        vfs.fsal = "FSAL { Name = VFS; }";
+        mds.exports.push_back(vfs);
+    };
+    Cluster cluster(options);
+    fc::SessionOptions so;
+    so.host = cluster.mds().address();
+    so.port = cluster.mds().nfs_port();
+    so.minor_version = 1;
+    auto session = fc::Session::open(so);
+
+    const std::vector<std::pair<std::string, std::string>> exports{
+        {"/m1", "FLEXFILES, Mirrors = 1"},
+        {"/m2", "FLEXFILES, Mirrors = 2"},
+        {"/vfs", "plain VFS (reference)"}};
+    std::map<std::string, Figures> fig;
+    for (unsigned r = 0; r < args.rounds; ++r)
+        for (std::size_t i = 0; i < exports.size(); ++i) {
+            // Reverse the order every other round, so no export always goes first.
+            const auto& dir = exports[r % 2 == 0 ? i : exports.size() - 1 - i].first;
+            one_round(*session, dir, r, args, fig[dir]);
+            progress("round " + std::to_string(r + 1) + " " + dir + ": write " +
+                     fmt(fig[dir].write_mib_s.back()) + " MiB/s, read " +
+                     fmt(fig[dir].read_mib_s.back()) + " MiB/s");
+        }
+    session->close();
+
+    std::ofstream md(args.out_dir + "/proxy-io.md");
+    md << "### d. I/O through the MDS (no layout; " << args.rounds << " rounds, medians)\n\n"
+       << "One NFSv4.1 session without LAYOUTGET (what an NFSv4.0 client does), the exports "
+          "interleaved. Sequential: a "
+       << args.seq_mib << " MiB file in " << fc::io_chunk_size(*session) / 1024
+       << " KiB WRITEs (UNSTABLE, then COMMIT) and READs, " << args.depth
+       << " in flight. Small: " << args.small_writes
+       << " 4 KiB WRITEs one at a time at random offsets of a 16 MiB file per round and "
+          "kind.\n\n"
+       << "| export | write MiB/s | read MiB/s | 4 KiB FILE_SYNC p50 us | p99 us | 4 KiB "
+          "UNSTABLE p50 us | p99 us |\n|---|---:|---:|---:|---:|---:|---:|\n";
+    auto row = [&](const std::string& dir, const std::string& name) {
+        const Figures& f = fig.at(dir);
+        std::vector<double> sync_all = f.sync_us, uns_all = f.unstable_us;
+        md << "| " << name << " | " << fmt(median(f.write_mib_s)) << " | "
+           << fmt(median(f.read_mib_s)) << " | " << fmt(percentile(sync_all, 0.5)) << " | "
+           << fmt(percentile(sync_all, 0.99)) << " | " << fmt(percentile(uns_all, 0.5)) << " | "
+           << fmt(percentile(uns_all, 0.99)) << " |\n";
+    };
+    for (const auto& [dir, name] : exports)
+        row(dir, name);
+    const Figures& v = fig.at("/vfs");
+    md << "\n| ratio to plain VFS | write | read | 4 KiB FILE_SYNC p50 | 4 KiB UNSTABLE p50 |\n"
+          "|---|---:|---:|---:|---:|\n";
+    for (const std::string dir : {"/m1", "/m2"}) {
+        const Figures& f = fig.at(dir);
+        md << "| " << dir << " | " << fmt(median(f.write_mib_s) / median(v.write_mib_s), 2)
+           << " | " << fmt(median(f.read_mib_s) / median(v.read_mib_s), 2) << " | "
+           << fmt(percentile(f.sync_us, 0.5) / percentile(v.sync_us, 0.5), 2) << "x | "
+           << fmt(percentile(f.unstable_us, 0.5) / percentile(v.unstable_us, 0.5), 2) << "x |\n";
+    }
+    const Figures& m1 = fig.at("/m1");
+    const double tput = median(m1.write_mib_s) / median(v.write_mib_s);
+    const double rtput = median(m1.read_mib_s) / median(v.read_mib_s);
+    const double lat = percentile(m1.sync_us, 0.5) / percentile(v.sync_us, 0.5);
+    md << "\n| target (#16) | measured | met |\n|---|---|---|\n"
+       << "| throughput >= 0.7x plain, Mirrors = 1 | write " << fmt(tput, 2) << ", read "
+       << fmt(rtput, 2) << " | " << (tput >= 0.7 && rtput >= 0.7 ? "yes" : "no") << " |\n"
+       << "| 4 KiB write latency <= 2x plain (p50, FILE_SYNC) | " << fmt(lat, 2) << "x | "
+       << (lat <= 2.0 ? "yes" : "no") << " |\n";
+    const auto errors = cluster.mds().error_lines();
+    for (const auto& l : errors)
+        progress("MDS error line: " + l);
+    progress("wrote " + args.out_dir + "/proxy-io.md");
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const Args args = parse_args(argc, argv);
+        if (std::getenv("FF_TEST_WORK_ROOT") == nullptr)
+            setenv("FF_TEST_WORK_ROOT", FF_BENCH_WORK_ROOT, 1);
+        return run(args);
+    } catch (const std::exception& e) {
+        std::cerr << "ff-bench-proxy-io: " << e.what() << std::endl;
+        return 1;
+    }
+}
