@@ -4,6 +4,7 @@
 # The benchmarks in one command (not tests): builds what they need, runs
 #   a + b  bench/e2e   ff-bench-getattr: GETATTR end to end against real servers
 #   c      bench/cache bench_wcc_cache: the WCC attribute cache (Google Benchmark)
+#   d      bench/e2e   ff-bench-proxy-io: READ/WRITE through the MDS against plain VFS
 # and writes bench/results/<date>-<commit>.md, its plot <date>-<commit>.png, and
 # bench/results/latest.md (a copy of the run's Markdown, pointing at the same plot).
 #
@@ -63,12 +64,14 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${FF_BENCH_CMAKE_ARGS:-}
 fi
 say "building (-j$jobs)"
-cmake --build "$build" -j"$jobs" --target ff-bench-getattr bench_wcc_cache ff_rpcbind_fixture
+cmake --build "$build" -j"$jobs" --target ff-bench-getattr ff-bench-proxy-io bench_wcc_cache \
+    ff_rpcbind_fixture
 
 e2e_bin="$build/bench/e2e/ff-bench-getattr"
+proxy_bin="$build/bench/e2e/ff-bench-proxy-io"
 cache_bin="$build/bench/cache/bench_wcc_cache"
 rpcbind_fixture="$build/testing/harness/ff_rpcbind_fixture"
-for b in "$e2e_bin" "$cache_bin" "$rpcbind_fixture"; do
+for b in "$e2e_bin" "$proxy_bin" "$cache_bin" "$rpcbind_fixture"; do
     [ -x "$b" ] || { say "not built: $b"; exit 1; }
 done
 
@@ -106,6 +109,10 @@ say "c: cache micro-benchmarks"
 "$cache_bin" --benchmark_min_time=0.2 --benchmark_format=console \
     --benchmark_out="$work/cache.json" --benchmark_out_format=json >&2
 t2=$(date +%s)
+
+say "d: I/O through the MDS"
+"$proxy_bin" --rounds "$rounds" --out "$work"
+t3=$(date +%s)
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 mkdir -p "$results"
@@ -171,7 +178,7 @@ cache_table() {
     echo "| date | $(date -u '+%Y-%m-%d %H:%M UTC') |"
     echo "| load average (1/5/15 min) | before $load_before, after $load_after |"
     echo "| scheduling | $autogroup |"
-    echo "| durations | end to end $((t1 - t0)) s, cache $((t2 - t1)) s |"
+    echo "| durations | end to end $((t1 - t0)) s, cache $((t2 - t1)) s, I/O through the MDS $((t3 - t2)) s |"
     echo
     echo "Command: \`bench/run.sh\` (end-to-end cells of $rounds rounds x $seconds s; everything, servers and"
     echo "clients, shares the machine's $cores cores, so the ratios are the point, not the"
@@ -196,6 +203,10 @@ cache_table() {
     echo "| benchmark | threads | real time | CPU time | items/s | counters |"
     echo "|---|---:|---:|---:|---:|---|"
     cache_table
+    echo
+    echo "## d. I/O through the MDS (bench/e2e, ff-bench-proxy-io)"
+    echo
+    cat "$work/proxy-io.md"
 } > "$md"
 
 # latest.md: the same report (the plot link stays relative to bench/results/).
