@@ -41,6 +41,13 @@ fsal_status_t to_fsal_status(const fleet::DsStatus& st) noexcept {
         }
     case fleet::DsErrc::timeout:
         return fsalstat(ERR_FSAL_IO, ETIMEDOUT);
+    case fleet::DsErrc::unavailable:
+        // Not Down, reconnecting (a data server that restarted): NFS4ERR_DELAY /
+        // NFS3ERR_JUKEBOX, so the client asks again instead of failing the application's
+        // write or fsync. A data server that stays away goes Down, and then it is EIO.
+        if (st.reconnecting)
+            return fsalstat(ERR_FSAL_DELAY, EAGAIN);
+        return fsalstat(ERR_FSAL_IO, EIO);
     default:
         return fsalstat(ERR_FSAL_IO, EIO);
     }

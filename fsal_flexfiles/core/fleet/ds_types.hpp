@@ -91,6 +91,9 @@ struct DsStatus {
     std::uint32_t nfs3 = 0; // nfsstat3 when code == DsErrc::nfs
     // Human-readable context: names the data server, the operation and the object.
     std::string message;
+    // DsErrc::unavailable only: the data server is not Down, a new connection to it is
+    // being made (after a restart, a dropped connection): asking again soon should work.
+    bool reconnecting = false;
 
     bool ok() const { return code == DsErrc::ok; }
     static DsStatus success() { return {}; }

@@ -268,7 +268,9 @@ DsStatus DataServer::Impl::unavailable_status(const Call& c) const {
         auto left = next_attempt - Clock::now();
         why += "; next connection attempt in " + ms_string(std::max(left, Clock::duration{}));
     }
-    return DsStatus::error(DsErrc::unavailable, label + ": " + c.op + ": " + why);
+    DsStatus st = DsStatus::error(DsErrc::unavailable, label + ": " + c.op + ": " + why);
+    st.reconnecting = health.state() != Health::down;
+    return st;
 }
 
 void DataServer::Impl::send(Call* c) {
@@ -387,8 +389,11 @@ void DataServer::Impl::fail_waiting(DsErrc code, const std::string& why) {
     w.swap(waiting);
     for (Call* c : w) {
         c->queued = false;
-        if (!c->finished)
-            c->fail(*this, DsStatus::error(code, label + ": " + c->op + ": " + why));
+        if (!c->finished) {
+            DsStatus st = DsStatus::error(code, label + ": " + c->op + ": " + why);
+            st.reconnecting = code == DsErrc::unavailable && health.state() != Health::down;
+            c->fail(*this, std::move(st));
+        }
         maybe_delete(c);
     }
 }

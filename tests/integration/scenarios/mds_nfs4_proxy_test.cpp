@@ -240,8 +240,8 @@ TEST(MdsNfs4Proxy, UnstableWritesAreCommittedAndADataServerRestartMovesTheVerifi
     // A Ganesha data server's verifier is its start time in seconds: restart in another one.
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     cluster.ds(placed[0].ds).restart();
-    // Until the MDS has reconnected to the data server, COMMIT may fail (NFS4ERR_IO: the
-    // data server's connection broke); COMMIT is idempotent, so ask until it answers.
+    // Until the MDS has reconnected to the data server, COMMIT answers NFS4ERR_DELAY (never
+    // NFS4ERR_IO, which would fail the application's fsync); a client asks again.
     std::vector<char> after;
     const auto t0 = std::chrono::steady_clock::now();
     for (int tries = 1;; ++tries) {
@@ -254,6 +254,7 @@ TEST(MdsNfs4Proxy, UnstableWritesAreCommittedAndADataServerRestartMovesTheVerifi
                       << " ms\n";
             break;
         } catch (const NfsError& e) {
+            ASSERT_EQ(e.status(), static_cast<std::uint32_t>(NFS4ERR_DELAY)) << e.what();
             ASSERT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << e.what();
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
