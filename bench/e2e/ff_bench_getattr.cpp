@@ -31,6 +31,7 @@
 #include "client/file_ops.hpp"
 #include "client/flex_file.hpp"
 #include "client/session.hpp"
+#include "bench_support.hpp"
 #include "ff_harness/harness.hpp"
 
 #include <algorithm>
@@ -62,6 +63,9 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 namespace {
+
+using bench::fmt;
+using bench::progress;
 
 constexpr std::chrono::milliseconds kWccMaxAge{1000}; // FF_CFG_WCC_MAX_AGE_MS_DEFAULT
 constexpr std::chrono::milliseconds kKeeperPeriod{250};
@@ -111,10 +115,6 @@ Args parse_args(int argc, char** argv) {
                                         "[--rounds N] [--sessions 1,8,32] [--files N] [--out DIR]");
     }
     return a;
-}
-
-void progress(const std::string& line) {
-    std::cerr << "[ff-bench-getattr] " << line << std::endl;
 }
 
 std::unique_ptr<fc::Session> open_session(Cluster& cluster) {
@@ -464,12 +464,6 @@ private:
 };
 
 // ---- Output. ----
-
-std::string fmt(double v, int precision = 0) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(precision) << v;
-    return o.str();
-}
 
 struct Report {
     std::map<std::string, std::map<unsigned, CellResult>> a; // case -> sessions -> cell
@@ -824,14 +818,8 @@ int run(const Args& args) {
 
 } // namespace
 
+const char* const bench::kTool = "ff-bench-getattr";
+
 int main(int argc, char** argv) {
-    try {
-        const Args args = parse_args(argc, argv);
-        if (std::getenv("FF_TEST_WORK_ROOT") == nullptr)
-            setenv("FF_TEST_WORK_ROOT", FF_BENCH_WORK_ROOT, 1);
-        return run(args);
-    } catch (const std::exception& e) {
-        std::cerr << "ff-bench-getattr failed: " << e.what() << "\n";
-        return 1;
-    }
+    return bench::main_of(argc, argv, parse_args, run);
 }

@@ -17,6 +17,7 @@
 #include "client/compound.hpp"
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
+#include "bench_support.hpp"
 #include "ff_harness/harness.hpp"
 
 #include <algorithm>
@@ -39,6 +40,9 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using bench::fmt;
+using bench::progress;
 
 constexpr unsigned kDirs = 256;
 constexpr std::uint64_t kWindow = 10'000;
@@ -67,16 +71,6 @@ Args parse_args(int argc, char** argv) {
                 "usage: ff-bench-many-files [--files N] [--sessions S] [--out DIR]");
     }
     return a;
-}
-
-void progress(const std::string& line) {
-    std::cerr << "[ff-bench-many-files] " << line << std::endl;
-}
-
-std::string fmt(double v, int digits = 0) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(digits) << v;
-    return o.str();
 }
 
 double seconds(Clock::duration d) {
@@ -172,7 +166,9 @@ void remove_file(fc::Session& s, const std::string& dir, const std::string& name
 }
 
 int run(const Args& args) {
-    const fs::path store = fs::path(std::getenv("FF_TEST_WORK_ROOT")) / "many-files-store.db";
+    const fs::path root = std::getenv("FF_TEST_WORK_ROOT");
+    fs::create_directories(root);
+    const fs::path store = root / "many-files-store.db";
     fs::remove(store);
     fs::remove(store.string() + "-wal");
     fs::remove(store.string() + "-shm");
@@ -242,10 +238,8 @@ int run(const Args& args) {
 
     progress("removing every file");
     const auto d0 = Clock::now();
-    const auto removed = in_parallel(mds, args.sessions, args.files,
-                                     [](fc::Session& s, auto i) {
-                                         remove_file(s, dir_of(i), name_of(i));
-                                     });
+    in_parallel(mds, args.sessions, args.files,
+                [](fc::Session& s, auto i) { remove_file(s, dir_of(i), name_of(i)); });
     const double remove_s = seconds(Clock::now() - d0);
     std::size_t left = 0;
     double drained_s = -1;
@@ -302,22 +296,14 @@ int run(const Args& args) {
        << " |\n"
        << "| start-up to serving <= 10 s | " << fmt(first_answer, 2) << " s | "
        << (first_answer <= 10 ? "yes" : "no") << " |\n";
-    (void)removed;
     progress("wrote " + args.out_dir + "/many-files.md");
     return 0;
 }
 
 } // namespace
 
+const char* const bench::kTool = "ff-bench-many-files";
+
 int main(int argc, char** argv) {
-    try {
-        const Args args = parse_args(argc, argv);
-        if (std::getenv("FF_TEST_WORK_ROOT") == nullptr)
-            setenv("FF_TEST_WORK_ROOT", FF_BENCH_WORK_ROOT, 1);
-        fs::create_directories(std::getenv("FF_TEST_WORK_ROOT"));
-        return run(args);
-    } catch (const std::exception& e) {
-        std::cerr << "ff-bench-many-files: " << e.what() << std::endl;
-        return 1;
-    }
+    return bench::main_of(argc, argv, parse_args, run);
 }

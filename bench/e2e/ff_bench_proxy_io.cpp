@@ -17,6 +17,7 @@
 // Writes <out>/proxy-io.md.
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
+#include "bench_support.hpp"
 #include "ff_harness/harness.hpp"
 
 #include <algorithm>
@@ -39,6 +40,9 @@ namespace fc = flexfiles::client;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using bench::fmt;
+using bench::progress;
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
@@ -72,16 +76,6 @@ Args parse_args(int argc, char** argv) {
                                         "[--small-writes N] [--depth D] [--out DIR]");
     }
     return a;
-}
-
-void progress(const std::string& line) {
-    std::cerr << "[ff-bench-proxy-io] " << line << std::endl;
-}
-
-std::string fmt(double v, int digits = 0) {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(digits) << v;
-    return o.str();
 }
 
 double median(std::vector<double> v) {
@@ -224,11 +218,10 @@ int run(const Args& args) {
           "UNSTABLE p50 us | p99 us |\n|---|---:|---:|---:|---:|---:|---:|\n";
     auto row = [&](const std::string& dir, const std::string& name) {
         const Figures& f = fig.at(dir);
-        std::vector<double> sync_all = f.sync_us, uns_all = f.unstable_us;
         md << "| " << name << " | " << fmt(median(f.write_mib_s)) << " | "
-           << fmt(median(f.read_mib_s)) << " | " << fmt(percentile(sync_all, 0.5)) << " | "
-           << fmt(percentile(sync_all, 0.99)) << " | " << fmt(percentile(uns_all, 0.5)) << " | "
-           << fmt(percentile(uns_all, 0.99)) << " |\n";
+           << fmt(median(f.read_mib_s)) << " | " << fmt(percentile(f.sync_us, 0.5)) << " | "
+           << fmt(percentile(f.sync_us, 0.99)) << " | " << fmt(percentile(f.unstable_us, 0.5))
+           << " | " << fmt(percentile(f.unstable_us, 0.99)) << " |\n";
     };
     for (const auto& [dir, name] : exports)
         row(dir, name);
@@ -260,14 +253,8 @@ int run(const Args& args) {
 
 } // namespace
 
+const char* const bench::kTool = "ff-bench-proxy-io";
+
 int main(int argc, char** argv) {
-    try {
-        const Args args = parse_args(argc, argv);
-        if (std::getenv("FF_TEST_WORK_ROOT") == nullptr)
-            setenv("FF_TEST_WORK_ROOT", FF_BENCH_WORK_ROOT, 1);
-        return run(args);
-    } catch (const std::exception& e) {
-        std::cerr << "ff-bench-proxy-io: " << e.what() << std::endl;
-        return 1;
-    }
+    return bench::main_of(argc, argv, parse_args, run);
 }

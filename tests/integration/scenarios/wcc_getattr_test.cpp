@@ -385,6 +385,15 @@ class WccGetattr : public WccGetattrBase {};
 
 // The scenario: after LAYOUT_WCC the MDS answers GETATTR from what the client
 // reported, and asks no data server.
+// What GETATTR answers for a file written through its layout, from the body's attributes:
+// the size and mtime of the freshest mirror, space_used the sum over mirrors (every copy
+// occupies space).
+void expect_the_written_attributes(const Fattr& a, const WccGetattrBase::Written& w) {
+    EXPECT_EQ(a.size, kMiB);
+    EXPECT_EQ(a.time_modify, nfs4_time(WccGetattrBase::freshest(w.post).mtime));
+    EXPECT_EQ(a.space_used, w.post[0].used + w.post[1].used);
+}
+
 TEST_F(WccGetattr, WccThenGetattrAsksNoDataServer) {
     start();
     Written w = written_file("wcc");
@@ -394,10 +403,7 @@ TEST_F(WccGetattr, WccThenGetattrAsksNoDataServer) {
         wcc_body({{&w.layout.files[0], w.post[0]}, {&w.layout.files[1], w.post[1]}}));
     ASSERT_EQ(status, static_cast<std::uint32_t>(NFS4_OK));
     ASSERT_TRUE(attrs.has_value());
-    EXPECT_EQ(attrs->size, kMiB);
-    EXPECT_EQ(attrs->time_modify, nfs4_time(freshest(w.post).mtime));
-    // space_used: the sum over mirrors (every copy occupies space).
-    EXPECT_EQ(attrs->space_used, w.post[0].used + w.post[1].used);
+    expect_the_written_attributes(*attrs, w);
     EXPECT_EQ(total_delta(before), 0u) << "the MDS sent GETATTRs to data servers";
 }
 
@@ -415,9 +421,7 @@ TEST_F(WccGetattr, WccThenGetattrIsAnsweredByMdcacheWithTheNewAttributes) {
         wcc_body({{&w.layout.files[0], w.post[0]}, {&w.layout.files[1], w.post[1]}}));
     ASSERT_EQ(status, static_cast<std::uint32_t>(NFS4_OK));
     ASSERT_TRUE(attrs.has_value());
-    EXPECT_EQ(attrs->size, kMiB);
-    EXPECT_EQ(attrs->time_modify, nfs4_time(freshest(w.post).mtime));
-    EXPECT_EQ(attrs->space_used, w.post[0].used + w.post[1].used);
+    expect_the_written_attributes(*attrs, w);
     EXPECT_GE(attrs->change, warm.change);
     EXPECT_EQ(flexfiles::admin_cli::counters(*cluster_->dbus())["wcc.getattr_overlays"], overlays)
         << "MDCACHE asked the FSAL for attributes after the LAYOUT_WCC";
