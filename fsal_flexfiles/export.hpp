@@ -10,6 +10,7 @@
 #include "fleet/fleet.hpp"
 #include "ganesha/ganesha.hpp"
 #include "layout/layout_state.hpp"
+#include "layout/previous_instance.hpp"
 #include "mds/counters.hpp"
 #include "mds/ds_getattr.hpp"
 #include "mds/fence_retry.hpp"
@@ -57,6 +58,9 @@ struct Export : fsal_export {
     // Fences that failed on a data server, tried again (mds/fence_retry.hpp).
     mds::FenceRetrier& fence_retrier() noexcept { return *fence_retry_; }
     mds::DataPathCounters& counters() noexcept { return counters_; }
+    // While layouts of the MDS's previous instance may still write (a restart): GETATTR
+    // asks the data servers as under an RW layout (layout/previous_instance.hpp).
+    layout::PreviousInstanceWindow& previous_layouts() noexcept { return previous_layouts_; }
     // The layouts this export granted (core/layout/layout_state.hpp).
     layout::ExportLayouts& layouts() noexcept { return layouts_; }
     const layout::ExportLayouts& layouts() const noexcept { return layouts_; }
@@ -86,6 +90,7 @@ struct Export : fsal_export {
     std::unique_ptr<wcc::AttrCache> cache_;
     std::unique_ptr<fleet::Fleet> fleet_;
     mds::ExportWriteVerifier write_verifier_;
+    layout::PreviousInstanceWindow previous_layouts_;
     std::unique_ptr<mds::ProxyIo> proxy_;
     std::unique_ptr<mds::Reaper> reaper_;
     std::unique_ptr<mds::Resilverer> resilver_;

@@ -199,6 +199,15 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
                  fleet::identity_hex(exp.store().identity()).c_str(),
                  static_cast<unsigned long long>(files.value),
                  static_cast<unsigned long long>(pending.value));
+        const unsigned lease_s = ff_gsh_lease_lifetime();
+        exp.previous_layouts_.start(files.value > 0, wcc::monotonic_now_ns(),
+                                    static_cast<std::int64_t>(lease_s) * 1'000'000'000);
+        if (files.value > 0)
+            LogEvent(COMPONENT_FSAL,
+                     "%s: clients of the previous instance may still write through its "
+                     "layouts: GETATTR asks the data servers as under an RW layout until the "
+                     "grace period is over and %u s (one lease) have passed",
+                     exp.label().c_str(), lease_s);
         report_unconfigured_data_servers(exp, cfg);
         SharedExports shared{&exp, export_id};
         ff_layout_find_export(&the_module, report_shared, &shared);

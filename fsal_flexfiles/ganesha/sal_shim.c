@@ -102,6 +102,11 @@ int ff_notify_device(const struct fsal_up_vector *vec, const void *deviceid,
 	return status == STATE_SUCCESS ? 0 : EIO;
 }
 
+bool ff_gsh_in_grace(void)
+{
+	return nfs_in_grace();
+}
+
 struct gsh_export *ff_layout_ctx_export_get(void)
 {
 	if (op_ctx == NULL || op_ctx->ctx_export == NULL)

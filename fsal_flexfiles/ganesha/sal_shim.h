@@ -53,6 +53,9 @@ int ff_layout_async_recall(const struct fsal_up_vector *vec, const void *key,
 int ff_notify_device(const struct fsal_up_vector *vec, const void *deviceid,
 		     size_t len, bool deleted, bool immediate);
 
+/* Whether the server is in its grace period (nfs_in_grace). */
+bool ff_gsh_in_grace(void);
+
 /*
  * A reference to op_ctx's export (NULL without one); give it back with
  * ff_layout_export_put. Keeps the export, its FSAL export and its up-call

@@ -97,3 +97,8 @@ const char *ff_gsh_recovery_root(void)
 		return nfs_param.nfsv4_param.recov_root;
 	return NFS_V4_RECOV_ROOT;
 }
+
+unsigned int ff_gsh_lease_lifetime(void)
+{
+	return nfs_param.nfsv4_param.lease_lifetime;
+}

@@ -63,6 +63,9 @@ bool ff_gsh_ctx_export_writable(void);
 /* gsh_config.h: the NFSv4 RecoveryRoot (where this server keeps its state). */
 const char *ff_gsh_recovery_root(void);
 
+/* gsh_config.h: the NFSv4 Lease_Lifetime, in seconds. */
+unsigned int ff_gsh_lease_lifetime(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #include "cache/rcu_published.hpp"
 #include "export.hpp"
 #include "fleet/fleet.hpp"
+#include "ganesha/sal_shim.h"
 #include "handle.hpp"
 #include "mds/ds_getattr.hpp"
 #include "pnfs/layout_ops.hpp"
@@ -173,6 +174,20 @@ void set_expiry(const Export& exp, fsal_attrlist& a) {
     a.expire_time_attr = static_cast<std::int32_t>(std::min<std::int64_t>(want, configured));
 }
 
+// Whether the cache's answer will do (cache/overlay.hpp): writes may be unseen under an RW
+// layout, or its last one, or while the previous instance's layouts may still write.
+FetchReason why_fetch(Export& exp, const Handle& handle, const std::optional<MergedAttrs>& merged) {
+    const std::int64_t now = monotonic_now_ns();
+    const layout::PreviousInstanceWindow::View previous =
+        exp.previous_layouts().at(now, ff_gsh_in_grace);
+    const bool rw =
+        merged && (previous.open || handle.writes_unseen.load(std::memory_order_acquire));
+    const std::int64_t max_age_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
+            .count();
+    return fetch_reason(merged, rw, max_age_ns, now, previous.relearn_before_ns);
+}
+
 void remember_namespace_attrs(Handle& handle, const fsal_attrlist& a) {
     if ((a.valid_mask & (ATTR_CTIME | ATTR_CHANGE)) != (ATTR_CTIME | ATTR_CHANGE))
         return;
@@ -192,13 +207,7 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
     try {
         AttrCache& cache = exp.cache();
         std::optional<MergedAttrs> merged = cache.merged(map.file_id);
-        // Only asked when the cache has something: with nothing cached the data servers are
-        // asked whatever the layouts.
-        const bool rw = merged && handle.writes_unseen.load(std::memory_order_acquire);
-        const std::int64_t max_age_ns =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
-                .count();
-        const FetchReason why = fetch_reason(merged, rw, max_age_ns, monotonic_now_ns());
+        const FetchReason why = why_fetch(exp, handle, merged);
         if (why != FetchReason::None) {
             const auto asked = std::chrono::steady_clock::now();
             const fallback::FetchSummary sum = fetch_data_attrs(exp, map);
@@ -249,12 +258,7 @@ bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexc
         if (map == nullptr || map->files.empty())
             return false;
         const std::optional<MergedAttrs> merged = exp.cache().merged(map->file_id);
-        const bool rw = merged && handle.writes_unseen.load(std::memory_order_acquire);
-        const std::int64_t max_age_ns =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
-                .count();
-        if (fetch_reason(merged, rw, max_age_ns, monotonic_now_ns()) != FetchReason::None ||
-            merged->data_files == 0)
+        if (why_fetch(exp, handle, merged) != FetchReason::None || merged->data_files == 0)
             return false;
         exp.wcc_counters().add(WccCounters::kOverlayCached);
         set_expiry(exp, *attrs);

@@ -13,14 +13,20 @@ const char* to_string(FetchReason r) {
         return "nothing cached";
     case FetchReason::Stale:
         return "older than WCC_Max_Age";
+    case FetchReason::Relearn:
+        return "learned while the previous instance's layouts could write";
     }
     return "?";
 }
 
 FetchReason fetch_reason(const std::optional<MergedAttrs>& merged, bool rw_layout_outstanding,
-                         std::int64_t max_age_ns, std::int64_t now_ns) {
+                         std::int64_t max_age_ns, std::int64_t now_ns,
+                         std::int64_t relearn_before_ns) {
     if (!merged || merged->data_files == 0) {
         return FetchReason::Empty;
+    }
+    if (merged->learned_ns < relearn_before_ns) {
+        return FetchReason::Relearn;
     }
     if (!rw_layout_outstanding) {
         return FetchReason::None;

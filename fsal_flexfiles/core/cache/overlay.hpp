@@ -14,6 +14,9 @@
 //     lease, a forgetful client), and the cached answer is older than WCC_Max_Age (0 =
 //     always ask). The caller passes both as rw_layout_outstanding (the FSAL handle's
 //     writes_unseen flag, kept by layout::GrantRegistry).
+//   - The answer was learned while layouts of the MDS's previous instance could still
+//     write (layout/previous_instance.hpp; the caller passes relearn_before_ns): ask once.
+//     While they still can, the caller passes rw_layout_outstanding for every file.
 //   - Otherwise (no RW layout, or fresh enough): the cache answers, no data-server traffic.
 //     Without an RW layout nobody can change the data files except through the MDS, which
 //     updates the cache itself.
@@ -39,11 +42,15 @@ enum class FetchReason : std::uint8_t {
     None,  // the cache answers
     Empty, // the cache has nothing for the file
     Stale, // RW layout outstanding and the answer older than WCC_Max_Age
+    Relearn, // learned while the previous MDS instance's layouts could still write
 };
 const char* to_string(FetchReason r);
 
+// relearn_before_ns: an answer learned before it is asked again whatever the layouts
+// (layout/previous_instance.hpp; 0: none).
 FetchReason fetch_reason(const std::optional<MergedAttrs>& merged, bool rw_layout_outstanding,
-                         std::int64_t max_age_ns, std::int64_t now_ns);
+                         std::int64_t max_age_ns, std::int64_t now_ns,
+                         std::int64_t relearn_before_ns = 0);
 
 /// The attributes GETATTR overlays, as the namespace FSAL filled them.
 struct FileAttrView {

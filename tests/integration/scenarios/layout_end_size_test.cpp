@@ -75,3 +75,43 @@ protected:
 TEST_F(LayoutEndSizeMdcacheHolds, AnRwLayoutReturnedWithoutCommitDropsMdcachesAttributes) {
     returned_without_commit(*this);
 }
+
+// A layout of the MDS's previous instance (issue #16's kernel run): the Linux client keeps
+// the layout stateid it copied into a LAYOUTCOMMIT in flight across an MDS restart and
+// sends it again after every answer that is not final. NFS4ERR_STALE_STATEID was not
+// (it only starts a lease recovery that finds nothing to do): the client sent that
+// LAYOUTCOMMIT about 500 times a second, forever, and the write never finished. No layout
+// of the caller's matches it any more, so the answer is NFS4ERR_BADLAYOUT (RFC 8881
+// section 18.42.3), which the client takes as final. What it wrote through that layout
+// after the MDS had last asked the data servers is not lost either: until the previous
+// instance's clients can no longer write (grace over and one lease after the start), the
+// MDS treats every file as written behind its back, and it asks once more after that.
+TEST_F(LayoutEndSize, ALayoutOfThePreviousMdsInstanceIsBadlayoutAndItsWritesAreSeen) {
+    auto writer = open_session();
+    OpenFile f = create_rw(*writer, "/ff/across-restart");
+    const Layout l = must_layoutget(*writer, f.fh, f.stateid, LAYOUTIOMODE4_RW);
+    ASSERT_EQ(l.mirrors.size(), 2u);
+
+    // A crash: a clean stop fences every RW layout it revokes, a crash leaves them usable.
+    ASSERT_TRUE(cluster_->mds().signal(SIGKILL));
+    cluster_->mds().restart();
+    auto reader = open_session();
+    EXPECT_EQ(size_of(*reader, f.fh), 0u); // asked of the data servers, now cached
+
+    // The client has not noticed the restart yet and writes through its layout.
+    const auto data = pattern(100 * 1024, 5);
+    for (const auto& mirror : l.mirrors) {
+        const DataServerInfo* info = ds_of(*reader, mirror[0]);
+        ASSERT_NE(info, nullptr);
+        Nfs3Client ds(info->nfs3_url(), mirror[0].creds());
+        ASSERT_EQ(ds.write(mirror[0].fh_vers[0], 0, data).status, Nfs3Status::ok);
+    }
+    auto reconnected = open_session();
+    EXPECT_EQ(layoutcommit(*reconnected, f.fh, l.stateid, data.size() - 1).status,
+              std::optional<std::uint32_t>(NFS4ERR_BADLAYOUT))
+        << "a layout stateid of the previous instance";
+
+    std::this_thread::sleep_for(1200ms); // past WCC_Max_Age (1 s by default)
+    EXPECT_EQ(size_of(*reader, f.fh), data.size())
+        << "the MDS served the size it cached before the write through the old layout";
+}

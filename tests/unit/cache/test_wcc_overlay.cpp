@@ -77,6 +77,23 @@ void rw_layout_fetches_when_older_than_max_age(void**) {
                      static_cast<int>(FetchReason::Stale));
 }
 
+// After the previous instance's layouts could no longer write, an answer learned before
+// is asked again once, with or without an RW layout; a later one stands.
+void answers_learned_before_the_window_closed_are_asked_again(void**) {
+    const std::int64_t closed = kNow - 10 * kMs;
+    assert_int_equal(static_cast<int>(fetch_reason(merged_learned_at(closed - 1), false,
+                                                   1000 * kMs, kNow, closed)),
+                     static_cast<int>(FetchReason::Relearn));
+    assert_int_equal(static_cast<int>(fetch_reason(merged_learned_at(closed - 1), true,
+                                                   1000 * kMs, kNow, closed)),
+                     static_cast<int>(FetchReason::Relearn));
+    assert_int_equal(static_cast<int>(fetch_reason(merged_learned_at(closed), false,
+                                                   1000 * kMs, kNow, closed)),
+                     static_cast<int>(FetchReason::None));
+    assert_int_equal(static_cast<int>(fetch_reason(std::nullopt, false, 1000 * kMs, kNow, closed)),
+                     static_cast<int>(FetchReason::Empty));
+}
+
 // ---- overlay ---------------------------------------------------------------------------
 
 void overlay_takes_data_attributes(void**) {
@@ -336,6 +353,7 @@ int main() {
         cmocka_unit_test(nothing_cached_fetches_whatever_the_layouts),
         cmocka_unit_test(no_rw_layout_answers_from_cache_however_old),
         cmocka_unit_test(rw_layout_fetches_when_older_than_max_age),
+        cmocka_unit_test(answers_learned_before_the_window_closed_are_asked_again),
         cmocka_unit_test(overlay_takes_data_attributes),
         cmocka_unit_test(overlay_keeps_later_metadata_ctime),
         cmocka_unit_test(change_moves_with_data_ctime),
