@@ -174,6 +174,21 @@ void set_expiry(const Export& exp, fsal_attrlist& a) {
     a.expire_time_attr = static_cast<std::int32_t>(std::min<std::int64_t>(want, configured));
 }
 
+// The data attributes of the answer: the merged view overlaid on the namespace's (see
+// cache/overlay.hpp), and how long MDCACHE may keep them. Returns the fields it set.
+std::uint16_t answer_from(const Export& exp, const MergedAttrs& merged, fsal_attrlist& attrs) {
+    set_expiry(exp, attrs);
+    FileAttrView view = view_of(attrs);
+    const std::uint16_t set = overlay(merged, view);
+    write_back(view, set, attrs);
+    return set;
+}
+
+// MDCACHE's key of the file (the sub-FSAL's handle key), as its up-calls look it up.
+gsh_buffdesc mdcache_key(Handle& handle) {
+    return gsh_buffdesc{handle.key.data(), handle.key.size()};
+}
+
 // Whether the cache's answer will do (cache/overlay.hpp): writes may be unseen under an RW
 // layout, or its last one, or while the previous instance's layouts may still write.
 FetchReason why_fetch(Export& exp, const Handle& handle, const std::optional<MergedAttrs>& merged) {
@@ -223,8 +238,8 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
         } else {
             exp.wcc_counters().add(WccCounters::kOverlayCached);
         }
-        set_expiry(exp, *attrs);
         if (!merged || merged->data_files == 0) {
+            set_expiry(exp, *attrs);
             exp.wcc_counters().add(WccCounters::kOverlayNoData);
             LogDebug(COMPONENT_PNFS,
                      "%s: GETATTR of fileid %" PRIu64
@@ -232,9 +247,7 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
                      exp.label().c_str(), map.file_id);
             return fsalstat(ERR_FSAL_NO_ERROR, 0);
         }
-        FileAttrView view = view_of(*attrs);
-        const std::uint16_t set = overlay(*merged, view);
-        write_back(view, set, *attrs);
+        const std::uint16_t set = answer_from(exp, *merged, *attrs);
         LogFullDebug(COMPONENT_PNFS,
                      "%s: GETATTR of fileid %" PRIu64 " (%s): data size %" PRIu64
                      ", %u data file(s), fields 0x%x",
@@ -261,10 +274,7 @@ bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexc
         if (why_fetch(exp, handle, merged) != FetchReason::None || merged->data_files == 0)
             return false;
         exp.wcc_counters().add(WccCounters::kOverlayCached);
-        set_expiry(exp, *attrs);
-        FileAttrView view = view_of(*attrs);
-        const std::uint16_t set = overlay(*merged, view);
-        write_back(view, set, *attrs);
+        const std::uint16_t set = answer_from(exp, *merged, *attrs);
         LogFullDebug(COMPONENT_PNFS,
                      "%s: GETATTR of fileid %" PRIu64 " (cached): data size %" PRIu64
                      ", %u data file(s), fields 0x%x",
@@ -282,7 +292,7 @@ void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept {
     const fsal_up_vector* up = exp.up_ops;
     if (up == nullptr || handle.key.empty())
         return;
-    gsh_buffdesc key{const_cast<std::uint8_t*>(handle.key.data()), handle.key.size()};
+    gsh_buffdesc key = mdcache_key(handle);
     try {
         const std::int64_t ns_ctime = handle.namespace_ctime_ns.load(std::memory_order_relaxed);
         std::optional<MergedAttrs> merged;
@@ -313,7 +323,7 @@ void drop_mdcache_attrs(Export& exp, Handle& handle) noexcept {
     const fsal_up_vector* up = exp.up_ops;
     if (up == nullptr || handle.key.empty())
         return;
-    gsh_buffdesc key{const_cast<std::uint8_t*>(handle.key.data()), handle.key.size()};
+    gsh_buffdesc key = mdcache_key(handle);
     up->invalidate(up, &key, FSAL_UP_INVALIDATE_ATTRS);
 }
 

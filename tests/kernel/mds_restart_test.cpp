@@ -2,12 +2,21 @@
 //
 // The MDS restarts while a kernel client writes through its layouts: the client reclaims
 // its state in the grace period (RECLAIM_COMPLETE sent again), the write finishes, and the
-// file holds every byte afterwards, on both mirrors.
+// file holds every byte afterwards, on both mirrors. Once after a clean stop, once after a
+// crash that catches a LAYOUTCOMMIT in flight: Linux sends that LAYOUTCOMMIT again, with
+// the stateid of the previous instance, after it has reclaimed.
 #include "kernel_test_support.hpp"
+
+#include <csignal>
+#include <thread>
 
 using namespace kernel_test;
 
-TEST(KernelMdsRestart, AWriteAcrossAnMdsRestartReclaimsAndCompletes) {
+namespace {
+
+enum class Restart { clean, crash_during_layoutcommit };
+
+void write_across_a_restart(Restart how) {
     ClusterOptions o = kernel_cluster();
     const auto base = o.configure_mds;
     o.configure_mds = [base](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
@@ -19,7 +28,7 @@ TEST(KernelMdsRestart, AWriteAcrossAnMdsRestartReclaimsAndCompletes) {
     GaneshaServer& mds = cluster.mds();
     GuestVm vm;
     vm.must(mount_v4(mds, "/mnt"));
-    const auto reclaims_before = mount_op_counts(vm, "/mnt")["RECLAIM_COMPLETE"];
+    auto before = mount_op_counts(vm, "/mnt");
 
     // 24 MiB in 256 KiB writes, flushed every 2 MiB, so the restart lands mid-write.
     vm.must("dd if=/dev/urandom of=/tmp/src bs=1M count=24 2>/dev/null");
@@ -42,6 +51,13 @@ done; echo $(( $(date +%s) - start )) > /tmp/secs) > /tmp/write.log 2>&1; echo $
     // A restart with a grace period: the client's state must be reclaimed, not lost.
     mds.mutable_options().graceless = false;
     const auto restart_at = std::chrono::steady_clock::now();
+    if (how == Restart::crash_during_layoutcommit) {
+        // Frozen, the MDS holds the next flush's LAYOUTCOMMIT unanswered (the client writes
+        // 2 MiB to the data servers in well under the pause), then dies with it.
+        ASSERT_TRUE(mds.signal(SIGSTOP));
+        std::this_thread::sleep_for(4s);
+        ASSERT_TRUE(mds.signal(SIGKILL));
+    }
     mds.restart();
     observe(Observation() << "MDS restarted in "
               << std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -52,8 +68,15 @@ done; echo $(( $(date +%s) - start )) > /tmp/secs) > /tmp/write.log 2>&1; echo $
         << vm.run("cat /tmp/write.log").output;
     EXPECT_EQ(vm.must("cat /tmp/rc"), "0\n") << vm.must("cat /tmp/write.log");
     observe(Observation() << "the write took " << vm.run("cat /tmp/secs").output);
-    EXPECT_GT(mount_op_counts(vm, "/mnt")["RECLAIM_COMPLETE"], reclaims_before)
+    auto after = mount_op_counts(vm, "/mnt");
+    EXPECT_GT(after["RECLAIM_COMPLETE"], before["RECLAIM_COMPLETE"])
         << "the client reclaimed after the restart";
+    // 12 flushes and a close: a LAYOUTCOMMIT sent again without end is a livelock.
+    const auto commits = after["LAYOUTCOMMIT"] - before["LAYOUTCOMMIT"];
+    observe(Observation() << "LAYOUTCOMMIT sent: " << commits);
+    EXPECT_LT(commits, 100u);
+    EXPECT_FALSE(mds.log_contains("retries a failing operation"))
+        << "the MDS saw a retry storm";
 
     vm.must("sync && echo 3 > /proc/sys/vm/drop_caches");
     EXPECT_EQ(vm.must("cmp /tmp/src /mnt/big && echo same", 120s), "same\n");
@@ -63,4 +86,14 @@ done; echo $(( $(date +%s) - start )) > /tmp/secs) > /tmp/write.log 2>&1; echo $
     EXPECT_TRUE(eventually([&] {
         return md5_file(placed[0].path) + "\n" == want && md5_file(placed[1].path) + "\n" == want;
     }, 60s, 1s)) << "both mirrors hold the file";
+}
+
+} // namespace
+
+TEST(KernelMdsRestart, AWriteAcrossAnMdsRestartReclaimsAndCompletes) {
+    write_across_a_restart(Restart::clean);
+}
+
+TEST(KernelMdsRestart, ALayoutcommitCaughtInAnMdsCrashEndsAndTheWriteCompletes) {
+    write_across_a_restart(Restart::crash_during_layoutcommit);
 }
