@@ -18,19 +18,26 @@
 // is this process's, not the MDS's; it only adds a loopback hop to the MDS's own requests
 // to the data servers (creates, probes).
 //
-// Two MDS configurations, the same ganesha.nfsd and module, one at a time at 127.S.0.1:
-//   start-up  --rounds starts of each, alternating: time from spawning ganesha.nfsd to the
-//             first answered GETATTR of the export (a new session each try), and to every
-//             data server Up (ListDataServers over the private dbus);
-//   idle      threads (/proc/<pid>/task; the fleet's event threads are named ff-ds<Id>),
-//             RSS, open descriptors, and over --idle seconds the MDS's requests to the data
-//             servers (its own per-data-server counters: NULL probes and other requests,
-//             ListDataServers) and its CPU time (/proc/<pid>/stat);
-//   placement --files empty files created through the MDS (OPEN with create, CLOSE) from 4
-//             sessions, then the data files in each data server's export folder counted;
-//   latency   --ops LAYOUTGETs (RW, whole file; OPEN before and LAYOUTRETURN + CLOSE after,
-//             not timed) and --ops GETDEVICEINFOs cycling over every device id the layouts
-//             named, one session, one at a time, timed per compound by this client.
+// Two MDS configurations, the same ganesha.nfsd and module: 127.S.0.1 with the 3, 127.S.0.2
+// with the 64 (dbus names mds3.org.ganesha.nfsd, mds64.org.ganesha.nfsd). Every step
+// alternates them, the order reversed every other round, so the machine's load (2 cores,
+// shared) hits both alike:
+//   start-up  --rounds starts of each, alone (the other stopped): time from spawning
+//             ganesha.nfsd to the first answered GETATTR of the export (a prober thread, a
+//             new session every 2 ms) and to every data server Up (ListDataServers over the
+//             private dbus every 5 ms);
+//   idle      both running, nobody asking: threads (/proc/<pid>/task; the fleet's event
+//             threads are named ff-ds<Id>), RSS, address space, open descriptors, and over
+//             the same --idle seconds each MDS's requests to its data servers (its own
+//             per-data-server counters, NULL probes and other requests, ListDataServers)
+//             and its CPU time (/proc/<pid>/stat);
+//   placement --files empty files created through each MDS (OPEN with create, CLOSE) from 4
+//             sessions in 10 alternating batches, then the data files in each data server's
+//             export folder counted;
+//   latency   --ops LAYOUTGETs (RW, whole file; the OPEN before and LAYOUTRETURN + CLOSE
+//             after are not timed), then --ops GETDEVICEINFOs cycling over every device id
+//             the layouts named, one pNFS session per MDS, one call at a time, in 10
+//             alternating batches, each compound timed by this client.
 // Writes <out>/many-ds.md.
 #include "bench_support.hpp"
 #include "client/compound.hpp"
@@ -76,7 +83,9 @@ constexpr unsigned kManyDs = 64;
 constexpr unsigned kFewDs = 3;
 constexpr unsigned kFirstManyHost = 100; // 127.S.0.100 .. 163
 constexpr unsigned kFirstFewHost = 200;  // 127.S.0.200 .. 202
-constexpr unsigned kMdsHost = 1;
+constexpr unsigned kFewMdsHost = 1;      // 127.S.0.1
+constexpr unsigned kManyMdsHost = 2;     // 127.S.0.2
+constexpr unsigned kBatches = 10;        // creates and latency samples, alternating
 constexpr unsigned kDirs = 16;
 constexpr unsigned kCreateSessions = 4;
 
@@ -84,8 +93,8 @@ struct Args {
     unsigned processes = 8;
     unsigned files = 6400;
     unsigned ops = 1000;
-    unsigned rounds = 5;
-    unsigned idle_s = 10;
+    unsigned rounds = 7;
+    unsigned idle_s = 20;
     std::string out_dir = ".";
 };
 
@@ -391,8 +400,8 @@ struct DsRow {
 
 // Parses dbus-send --print-reply's rendering of ListDataServers' aa{sv}: every dict starts
 // with its "id" entry.
-std::vector<DsRow> list_data_servers(DbusDaemon& dbus) {
-    CommandResult r = dbus.send("org.ganesha.nfsd", "/org/ganesha/nfsd/FlexFiles",
+std::vector<DsRow> list_data_servers(DbusDaemon& dbus, const std::string& bus_name) {
+    CommandResult r = dbus.send(bus_name, "/org/ganesha/nfsd/FlexFiles",
                                 "org.ganesha.nfsd.flexfiles.ListDataServers", {"uint16:1"});
     if (!r.ok() || r.output.find("boolean true") == std::string::npos)
         throw std::runtime_error("ListDataServers: " + r.output);
@@ -494,7 +503,9 @@ struct Result {
     double probes_per_s = 0;
     double requests_per_s = 0;
     double idle_cpu_pct = 0;
-    double creates_per_s = 0;
+    unsigned created = 0;
+    double create_s = 0; // summed over its batches
+    double creates_per_s() const { return create_s > 0 ? created / create_s : 0; }
     long rss_after_creates_kib = 0;
     std::vector<std::size_t> per_ds;
     std::size_t devices_seen = 0;
@@ -507,10 +518,10 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-std::unique_ptr<fc::Session> open_session(GaneshaServer& mds, bool pnfs) {
+std::unique_ptr<fc::Session> open_session(const ServerOptions& mds, bool pnfs) {
     fc::SessionOptions so;
-    so.host = mds.address();
-    so.port = mds.nfs_port();
+    so.host = mds.address;
+    so.port = mds.nfs_port;
     so.minor_version = pnfs ? 2 : 1;
     if (!pnfs)
         so.exchange_flags = 0; // a plain client: no layouts
@@ -522,12 +533,16 @@ std::string path_of(unsigned i) {
     return "/m/d" + std::to_string(i % kDirs) + "/f" + std::to_string(i);
 }
 
+// One MDS configuration: its own address (127.S.0.<host>), folder and dbus name, so the
+// two can run side by side once their start-up has been timed alone.
 class MdsRun {
 public:
-    MdsRun(Cluster& cluster, const std::vector<DataServerInfo>& ds, const std::string& name)
+    MdsRun(Cluster& cluster, const std::vector<DataServerInfo>& ds, unsigned host)
         : cluster_(cluster), ds_(ds) {
-        options_ = ServerOptions::metadata_server(name, cluster.addresses().address(kMdsHost), 1);
+        const std::string name = "mds" + std::to_string(ds.size());
+        options_ = ServerOptions::metadata_server(name, cluster.addresses().address(host), 1);
         options_.dbus_address = cluster.dbus()->address();
+        options_.dbus_name_prefix = name;
         options_.exports[0].pseudo = "/m";
         FlexfilesOptions ff;
         ff.attr_expiration_time = std::nullopt;
@@ -539,87 +554,91 @@ public:
 
     Result& result() { return result_; }
     GaneshaServer& mds() { return *mds_; }
+    std::string bus_name() const { return options_.dbus_name_prefix + ".org.ganesha.nfsd"; }
+    std::vector<DsRow> data_servers() const {
+        return list_data_servers(*cluster_.dbus(), bus_name());
+    }
 
-    // Starts the MDS (the first time: creates it), then times the first answered GETATTR
-    // of the export and every data server Up, from before the spawn.
-    void start_and_time() {
+    // Starts the MDS (the first time: creates it). With `timed`, a thread started just
+    // before the spawn asks for a GETATTR of the export every 2 ms (a new session each
+    // try) and then for ListDataServers every 5 ms until every data server is Up: the
+    // harness's own readiness check polls every 50 ms, too coarse for this.
+    void start(bool timed) {
+        std::atomic<bool> stop{false};
+        double first = -1, up = -1;
+        std::string why;
         const auto t0 = Clock::now();
-        if (!mds_)
-            mds_ = std::make_unique<GaneshaServer>(options_, dir_);
-        else
-            mds_->start();
-        for (;;) {
-            try {
-                auto s = open_session(*mds_, false);
-                fc::stat_path(*s, "/m");
-                result_.first_answer_s.push_back(seconds(Clock::now() - t0));
-                s->close();
-                break;
-            } catch (const std::exception& e) {
-                if (seconds(Clock::now() - t0) > 60)
-                    throw std::runtime_error(std::string("no GETATTR answered 60 s after start: ") +
-                                             e.what());
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            }
-        }
-        // The FLEXFILES dbus interface registers a moment after the server answers.
-        for (;;) {
-            try {
-                const auto rows = list_data_servers(*cluster_.dbus());
-                const auto up = std::count_if(rows.begin(), rows.end(),
-                                              [](const DsRow& r) { return r.state == "up"; });
-                if (rows.size() == ds_.size() && static_cast<std::size_t>(up) == ds_.size()) {
-                    result_.all_up_s.push_back(seconds(Clock::now() - t0));
-                    break;
+        std::thread prober;
+        if (timed)
+            prober = std::thread([&] {
+                while (!stop && seconds(Clock::now() - t0) < 60) {
+                    try {
+                        auto s = open_session(options_, false);
+                        fc::stat_path(*s, "/m");
+                        first = seconds(Clock::now() - t0);
+                        s->close();
+                        break;
+                    } catch (const std::exception& e) {
+                        why = e.what();
+                        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                    }
                 }
-            } catch (const std::exception& e) {
-                if (seconds(Clock::now() - t0) > 60)
-                    throw;
-            }
-            if (seconds(Clock::now() - t0) > 60)
-                throw std::runtime_error(std::to_string(ds_.size()) +
-                                         " data servers not all Up 60 s after start");
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                while (first >= 0 && !stop && seconds(Clock::now() - t0) < 60) {
+                    try {
+                        const auto rows = data_servers();
+                        const auto n = std::count_if(rows.begin(), rows.end(), [](const DsRow& r) {
+                            return r.state == "up";
+                        });
+                        if (rows.size() == ds_.size() &&
+                            static_cast<std::size_t>(n) == ds_.size()) {
+                            up = seconds(Clock::now() - t0);
+                            break;
+                        }
+                    } catch (const std::exception& e) {
+                        why = e.what(); // the interface registers a moment after serving
+                    }
+                    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                }
+            });
+        try {
+            if (!mds_)
+                mds_ = std::make_unique<GaneshaServer>(options_, dir_);
+            else
+                mds_->start();
+        } catch (...) {
+            stop = true;
+            if (prober.joinable())
+                prober.join();
+            throw;
         }
+        if (!timed)
+            return;
+        prober.join();
+        if (first < 0 || up < 0)
+            throw std::runtime_error(
+                options_.name + ": " +
+                (first < 0 ? "no GETATTR answered" : "not every data server Up") +
+                " 60 s after start: " + why);
+        result_.first_answer_s.push_back(first);
+        result_.all_up_s.push_back(up);
     }
 
     void stop() { mds_->stop(); }
 
-    // Threads, memory and the MDS's own traffic to its data servers while nobody asks
-    // anything.
-    void measure_idle(unsigned idle_s) {
-        std::this_thread::sleep_for(std::chrono::seconds(2));
-        const auto rows0 = list_data_servers(*cluster_.dbus());
-        const ProcSample s0 = sample(mds_->pid());
-        const auto t0 = Clock::now();
-        std::this_thread::sleep_for(std::chrono::seconds(idle_s));
-        const auto rows1 = list_data_servers(*cluster_.dbus());
-        const ProcSample s1 = sample(mds_->pid());
-        const double dt = seconds(Clock::now() - t0);
-        std::uint64_t probes = 0, requests = 0;
-        for (std::size_t i = 0; i < rows1.size() && i < rows0.size(); ++i) {
-            probes += rows1[i].probes - rows0[i].probes;
-            requests += rows1[i].requests - rows0[i].requests;
-        }
-        result_.idle = s1;
-        result_.idle_window_s = dt;
-        result_.probes_per_s = static_cast<double>(probes) / dt;
-        result_.requests_per_s = static_cast<double>(requests) / dt;
-        result_.idle_cpu_pct = 100.0 * (s1.cpu_s - s0.cpu_s) / dt;
-    }
-
-    // `files` empty files from kCreateSessions sessions, then the data files per data
-    // server, counted in each export's folder.
-    void create_files(unsigned files) {
+    void create_dirs() {
         for (unsigned d = 0; d < kDirs; ++d)
             fs::create_directories(mds_->export_path() / ("d" + std::to_string(d)));
+    }
+
+    // Files [from, to) created empty from kCreateSessions sessions (OPEN with create, CLOSE).
+    void create_files(unsigned from, unsigned to) {
         std::atomic<unsigned> failed{0};
         const auto t0 = Clock::now();
         std::vector<std::thread> threads;
         for (unsigned t = 0; t < kCreateSessions; ++t)
             threads.emplace_back([&, t] {
-                auto s = open_session(*mds_, false);
-                for (unsigned i = t; i < files; i += kCreateSessions) {
+                auto s = open_session(options_, false);
+                for (unsigned i = from + t; i < to; i += kCreateSessions) {
                     try {
                         fc::OpenOptions o;
                         o.access = OPEN4_SHARE_ACCESS_BOTH;
@@ -637,7 +656,12 @@ public:
             th.join();
         if (failed != 0)
             throw std::runtime_error(std::to_string(failed.load()) + " creates failed");
-        result_.creates_per_s = files / seconds(Clock::now() - t0);
+        result_.create_s += seconds(Clock::now() - t0);
+        result_.created += to - from;
+    }
+
+    // The data files per data server, counted in each export's folder.
+    void count_data_files() {
         result_.rss_after_creates_kib = sample(mds_->pid()).rss_kib;
         for (const auto& info : ds_) {
             std::size_t n = 0;
@@ -647,48 +671,61 @@ public:
         }
     }
 
-    // LAYOUTGET (PUTFH + LAYOUTGET RW) on `ops` of the created files, then GETDEVICEINFO
-    // `ops` times over every device id those layouts named.
-    void measure_latency(unsigned files, unsigned ops) {
-        auto s = open_session(*mds_, true);
-        std::set<fc::DeviceId4> devices;
+    // `ops` LAYOUTGETs (PUTFH + LAYOUTGET RW, timed) of created files, each between an
+    // OPEN and a LAYOUTRETURN + CLOSE (not timed); remembers the device ids they name.
+    void layoutgets(unsigned files, unsigned ops) {
+        if (!pnfs_)
+            pnfs_ = open_session(options_, true);
+        fc::Session& s = *pnfs_;
         for (unsigned k = 0; k < ops; ++k) {
             fc::OpenOptions o;
             o.access = OPEN4_SHARE_ACCESS_BOTH;
-            // Spread over the files so that every data server's files are asked for.
-            fc::OpenFile f = fc::open_path(*s, path_of(k * 7 % files), o);
+            // Strided over the files, so that every data server's files are asked for.
+            fc::OpenFile f = fc::open_path(s, path_of(next_file_++ * 7 % files), o);
             fc::LayoutGetArgs lg;
             lg.iomode = LAYOUTIOMODE4_RW;
             lg.stateid = f.stateid;
             fc::Compound c;
             c.putfh(f.fh).layoutget(lg);
             const auto t0 = Clock::now();
-            fc::CompoundResult r = s->send(c);
+            fc::CompoundResult r = s.send(c);
             result_.layoutget.us.push_back(seconds(Clock::now() - t0) * 1e6);
             r.check("layoutget " + f.path);
             const fc::FlexLayout layout = fc::decode_layoutget(r.layoutget(1));
             for (const auto& m : layout.mirrors)
                 for (const auto& d : m.data_servers)
-                    devices.insert(d.deviceid);
+                    devices_.insert(d.deviceid);
             fc::LayoutReturnArgs lr;
             lr.stateid = layout.stateid;
             fc::Compound ret;
             ret.putfh(f.fh).layoutreturn(lr);
-            s->send(ret).check("layoutreturn " + f.path);
-            fc::close_file(*s, f);
+            s.send(ret).check("layoutreturn " + f.path);
+            fc::close_file(s, f);
         }
-        result_.devices_seen = devices.size();
-        const std::vector<fc::DeviceId4> ids(devices.begin(), devices.end());
+        result_.devices_seen = devices_.size();
+    }
+
+    // `ops` GETDEVICEINFOs (timed), cycling over the device ids the layouts named.
+    void getdeviceinfos(unsigned ops) {
+        const std::vector<fc::DeviceId4> ids(devices_.begin(), devices_.end());
+        if (ids.empty())
+            throw std::logic_error("GETDEVICEINFO before any LAYOUTGET");
         for (unsigned k = 0; k < ops; ++k) {
+            const fc::DeviceId4& id = ids[next_device_++ % ids.size()];
             fc::Compound c;
-            c.getdeviceinfo(ids[k % ids.size()]);
+            c.getdeviceinfo(id);
             const auto t0 = Clock::now();
-            fc::CompoundResult r = s->send(c);
+            fc::CompoundResult r = pnfs_->send(c);
             result_.getdeviceinfo.us.push_back(seconds(Clock::now() - t0) * 1e6);
-            r.check("getdeviceinfo " + fc::format_deviceid(ids[k % ids.size()]));
+            r.check("getdeviceinfo " + fc::format_deviceid(id));
             (void)fc::decode_getdeviceinfo(r.getdeviceinfo(0));
         }
-        s->close();
+    }
+
+    void close_sessions() {
+        if (pnfs_)
+            pnfs_->close();
+        pnfs_.reset();
     }
 
 private:
@@ -697,8 +734,42 @@ private:
     ServerOptions options_;
     fs::path dir_;
     std::unique_ptr<GaneshaServer> mds_;
+    std::unique_ptr<fc::Session> pnfs_;
+    std::set<fc::DeviceId4> devices_;
+    unsigned next_file_ = 0;
+    unsigned next_device_ = 0;
     Result result_;
 };
+
+// Threads, memory and each MDS's own traffic to its data servers over the same --idle
+// seconds, both running and nobody asking them anything.
+void measure_idle(const std::array<MdsRun*, 2>& runs, unsigned idle_s) {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    std::array<std::vector<DsRow>, 2> rows0;
+    std::array<ProcSample, 2> s0;
+    for (int i = 0; i < 2; ++i) {
+        rows0[i] = runs[i]->data_servers();
+        s0[i] = sample(runs[i]->mds().pid());
+    }
+    const auto t0 = Clock::now();
+    std::this_thread::sleep_for(std::chrono::seconds(idle_s));
+    for (int i = 0; i < 2; ++i) {
+        const auto rows1 = runs[i]->data_servers();
+        const ProcSample s1 = sample(runs[i]->mds().pid());
+        const double dt = seconds(Clock::now() - t0);
+        std::uint64_t probes = 0, requests = 0;
+        for (std::size_t k = 0; k < rows1.size() && k < rows0[i].size(); ++k) {
+            probes += rows1[k].probes - rows0[i][k].probes;
+            requests += rows1[k].requests - rows0[i][k].requests;
+        }
+        Result& r = runs[i]->result();
+        r.idle = s1;
+        r.idle_window_s = dt;
+        r.probes_per_s = static_cast<double>(probes) / dt;
+        r.requests_per_s = static_cast<double>(requests) / dt;
+        r.idle_cpu_pct = 100.0 * (s1.cpu_s - s0[i].cpu_s) / dt;
+    }
+}
 
 // ---- The report. ----
 
@@ -717,8 +788,9 @@ void write_report(const Args& args, const Layout& layout, const Result& few, con
                   std::uint64_t relayed) {
     std::ofstream md(args.out_dir + "/many-ds.md");
     md << "### f. " << kManyDs << " data servers beside " << kFewDs << "\n\n"
-       << "FLEXFILES over VFS, Mirrors = 1, the same ganesha.nfsd and module, one MDS at a "
-          "time. The data servers are "
+       << "FLEXFILES over VFS, Mirrors = 1, the same ganesha.nfsd and module; start-up timed "
+          "with one MDS running, the rest with both side by side, alternating. The data "
+          "servers are "
        << kManyDs + kFewDs << " VFS exports of " << args.processes
        << " Ganesha NFSv3 processes (exports per process:";
     for (unsigned n : layout.exports_per_process)
@@ -753,7 +825,7 @@ void write_report(const Args& args, const Layout& layout, const Result& few, con
          [](const Result& r) { return fmt(r.idle_cpu_pct, 2); });
     both("creates/s (" + std::to_string(args.files) + " files, " + std::to_string(kCreateSessions) +
              " sessions)",
-         [](const Result& r) { return fmt(r.creates_per_s); });
+         [](const Result& r) { return fmt(r.creates_per_s()); });
     both("MDS RSS after the creates (MiB)",
          [](const Result& r) { return fmt(r.rss_after_creates_kib / 1024.0, 1); });
     double dev_few = 0, dev_many = 0;
@@ -831,36 +903,50 @@ int run(const Args& args) {
     });
     relay.start();
 
-    MdsRun few(cluster, layout.few, "mds-" + std::to_string(kFewDs));
-    MdsRun many(cluster, layout.many, "mds-" + std::to_string(kManyDs));
-    for (unsigned r = 0; r < args.rounds; ++r) {
-        // Alternating, the order reversed every other round: a change in the machine's
-        // load hits both alike.
-        std::array<MdsRun*, 2> order{&few, &many};
-        if (r % 2 == 1)
-            std::swap(order[0], order[1]);
-        for (MdsRun* m : order) {
-            m->start_and_time();
-            progress("start " + std::to_string(r + 1) + ", " +
-                     std::to_string(m->result().data_servers) + " data servers: first answer " +
-                     fmt(m->result().first_answer_s.back(), 3) + " s, all Up " +
-                     fmt(m->result().all_up_s.back(), 3) + " s");
-            m->stop();
+    MdsRun few(cluster, layout.few, kFewMdsHost);
+    MdsRun many(cluster, layout.many, kManyMdsHost);
+    // Each step alternates the two, the order reversed every other round, so a change in
+    // the machine's load hits both alike.
+    auto alternate = [&](unsigned rounds, auto step) {
+        for (unsigned r = 0; r < rounds; ++r) {
+            std::array<MdsRun*, 2> order{&few, &many};
+            if (r % 2 == 1)
+                std::swap(order[0], order[1]);
+            for (MdsRun* m : order)
+                step(*m, r);
         }
-    }
+    };
+    // Start-up alone: only the MDS being started runs.
+    alternate(args.rounds, [&](MdsRun& m, unsigned r) {
+        m.start(true);
+        progress("start " + std::to_string(r + 1) + ", " + std::to_string(m.result().data_servers) +
+                 " data servers: first answer " + fmt(m.result().first_answer_s.back(), 3) +
+                 " s, all Up " + fmt(m.result().all_up_s.back(), 3) + " s");
+        m.stop();
+    });
+    // The rest side by side.
+    few.start(false);
+    many.start(false);
+    progress("both MDSs idle for " + std::to_string(args.idle_s) + " s");
+    measure_idle({&few, &many}, args.idle_s);
+    progress("creating " + std::to_string(args.files) + " files on each, in " +
+             std::to_string(kBatches) + " alternating batches");
+    few.create_dirs();
+    many.create_dirs();
+    alternate(kBatches, [&](MdsRun& m, unsigned r) {
+        m.create_files(args.files * r / kBatches, args.files * (r + 1) / kBatches);
+    });
+    few.count_data_files();
+    many.count_data_files();
+    progress(std::to_string(args.ops) + " LAYOUTGETs and " + std::to_string(args.ops) +
+             " GETDEVICEINFOs on each, in " + std::to_string(kBatches) + " alternating batches");
+    alternate(kBatches,
+              [&](MdsRun& m, unsigned) { m.layoutgets(args.files, args.ops / kBatches); });
+    alternate(kBatches, [&](MdsRun& m, unsigned) { m.getdeviceinfos(args.ops / kBatches); });
     for (MdsRun* m : {&few, &many}) {
-        const std::string n = std::to_string(m->result().data_servers);
-        m->start_and_time();
-        progress(n + " data servers: idle for " + std::to_string(args.idle_s) + " s");
-        m->measure_idle(args.idle_s);
-        progress(n + " data servers: creating " + std::to_string(args.files) + " files");
-        m->create_files(args.files);
-        progress(n + " data servers: " + std::to_string(args.ops) + " LAYOUTGETs and " +
-                 std::to_string(args.ops) + " GETDEVICEINFOs");
-        m->measure_latency(args.files, args.ops);
-        const auto errors = m->mds().error_lines();
-        for (const auto& line : errors)
-            progress("MDS error line: " + line);
+        m->close_sessions();
+        for (const auto& line : m->mds().error_lines())
+            progress(m->mds().name() + " error line: " + line);
         m->stop();
     }
     write_report(args, layout, few.result(), many.result(), relay.connections());
