@@ -109,7 +109,16 @@ Args parse_args(int argc, char** argv) {
             a.out_dir = v;
             continue;
         }
-        const unsigned n = static_cast<unsigned>(std::stoul(v));
+        const auto number = [&] {
+            try {
+                return static_cast<unsigned>(std::stoul(v));
+            } catch (const std::exception&) {
+                throw std::invalid_argument(k + " needs a number, not \"" + v + "\"");
+            }
+        };
+        const bool known = k == "--processes" || k == "--files" || k == "--ops" ||
+                           k == "--rounds" || k == "--idle";
+        const unsigned n = known ? number() : 0;
         if (k == "--processes")
             a.processes = std::clamp(n, 1u, kManyDs);
         else if (k == "--files")
