@@ -347,8 +347,9 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset, std:
             last = t.status;
             continue;
         }
+        // The first chunk's buffer becomes the answer (a READ within Rsize is one chunk and
+        // is never copied here); later chunks are appended to it.
         std::vector<std::uint8_t> data;
-        data.reserve(count);
         bool eof = false;
         DsStatus st;
         while (data.size() < count) {
@@ -370,8 +371,15 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset, std:
             if (r.value.attrs && cache_ != nullptr)
                 cache_->apply_ds_getattr(cache_key(map, df), to_cache_attrs(*r.value.attrs),
                                          issued);
-            data.insert(data.end(), r.value.data.begin(), r.value.data.end());
-            if (r.value.eof || r.value.data.empty()) {
+            const std::size_t got = r.value.data.size();
+            if (data.empty()) {
+                data = std::move(r.value.data);
+                if (got != 0 && got < count && !r.value.eof)
+                    data.reserve(count);
+            } else {
+                data.insert(data.end(), r.value.data.begin(), r.value.data.end());
+            }
+            if (r.value.eof || got == 0) {
                 eof = true;
                 break;
             }

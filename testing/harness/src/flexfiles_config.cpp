@@ -21,7 +21,7 @@ std::string flexfiles_fsal_block(const std::vector<DataServerInfo>& ds,
             << "            NFS_Port = " << info.nfs_port << ";\n"
             << "            MNT_Port = " << info.mnt_port << ";\n"
             << "            Export_Path = " << info.export_path.string() << ";\n"
-            << "        }\n";
+            << options.data_server_extra << "        }\n";
     };
     if (options.only.empty()) {
         for (const auto& info : ds)

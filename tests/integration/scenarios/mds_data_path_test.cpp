@@ -92,6 +92,29 @@ TEST(MdsDataPath, CreateWriteReadRemove) {
 }
 
 // Files spread over the data servers (round-robin placement), each with its own data files.
+// A READ larger than the data servers' Rsize goes to them in Rsize chunks and comes back
+// whole, in order, with EOF where the file ends (the first chunk's buffer is the answer,
+// later ones are appended to it).
+TEST(MdsDataPath, ReadsLargerThanTheDataServersRsizeComeBackWhole) {
+    MdsSettings s = with_mirrors(1);
+    s.ds_extra = "            Rsize = 16384;\n";
+    Cluster cluster(flexfiles_cluster(s));
+    Nfs3Client client(cluster.mds().nfs3_url());
+    const Created f = create_file(client, "chunked");
+    const auto data = pattern(100 * 1024 + 123, 7);
+    write_all(client, f.fh, 0, data);
+
+    const auto whole = client.read(f.fh, 0, 256 * 1024);
+    ASSERT_EQ(whole.status, Nfs3Status::ok);
+    EXPECT_EQ(whole.data, data) << "7 chunks of 16 KiB, the last one short";
+    EXPECT_TRUE(whole.eof);
+    const auto middle = client.read(f.fh, 5000, 40000);
+    ASSERT_EQ(middle.status, Nfs3Status::ok);
+    EXPECT_EQ(middle.data, std::vector<std::uint8_t>(data.begin() + 5000, data.begin() + 45000));
+    EXPECT_FALSE(middle.eof);
+    expect_no_errors(cluster);
+}
+
 TEST(MdsDataPath, ManyFilesSpreadOverTheDataServers) {
     Cluster cluster(flexfiles_cluster(with_mirrors(1)));
     Nfs3Client client(cluster.mds().nfs3_url());

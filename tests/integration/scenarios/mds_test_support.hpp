@@ -38,6 +38,7 @@ struct MdsSettings {
     unsigned mirrors = 2;
     unsigned io_timeout_ms = 2000; // DS_IO_Timeout
     std::string extra;             // more lines in the FLEXFILES block
+    std::string ds_extra;          // more lines in every Data_Server block
     std::vector<unsigned> only;    // data servers listed (empty: all)
 };
 
@@ -83,6 +84,7 @@ inline void configure_flexfiles_mds(ServerOptions& mds, const std::vector<DataSe
     FlexfilesOptions ff;
     ff.mirrors = s.mirrors;
     ff.only = s.only;
+    ff.data_server_extra = s.ds_extra;
     ff.extra = "        DS_IO_Timeout = " + std::to_string(s.io_timeout_ms) + ";\n" + s.extra;
     mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
 }

@@ -21,6 +21,8 @@ struct FlexfilesOptions {
     unsigned mirrors = 1;
     // Extra lines inside the FLEXFILES block (Trust_WCC, WCC_Max_Age, Layout_Store, ...).
     std::string extra;
+    // Extra lines inside every Data_Server block (Rsize, Wsize, ...).
+    std::string data_server_extra;
     // Which data servers to list (indexes into the cluster's); empty: all of them.
     std::vector<unsigned> only;
     // The export's Attr_Expiration_Time, written before the FSAL block. 0 by default here:
