@@ -10,7 +10,7 @@
 #
 #   bench/run.sh                      # build dir: build/ (FF_BENCH_BUILD_DIR to change)
 #   FF_BENCH_SECONDS=3 bench/run.sh   # seconds per end-to-end round (default 2)
-#   FF_BENCH_ROUNDS=3 bench/run.sh    # rounds per end-to-end cell (default 3)
+#   FF_BENCH_ROUNDS=3 bench/run.sh    # rounds per end-to-end cell (default 7)
 #   FF_BENCH_AUTOGROUP_NICE=-10 bench/run.sh  # on a busy shared machine (see below)
 #
 # Extra cmake configure arguments for a fresh build dir: FF_BENCH_CMAKE_ARGS, e.g.
@@ -35,7 +35,7 @@ fi
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${FF_BENCH_BUILD_DIR:-$repo/build}"
 seconds="${FF_BENCH_SECONDS:-2}"
-rounds="${FF_BENCH_ROUNDS:-3}"
+rounds="${FF_BENCH_ROUNDS:-7}"
 jobs="${FF_BENCH_JOBS:-2}"
 results="$repo/bench/results"
 

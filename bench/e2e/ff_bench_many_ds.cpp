@@ -77,7 +77,9 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 using bench::fmt;
+using bench::process_cpu_seconds;
 using bench::progress;
+using bench::self_cpu_seconds;
 
 constexpr unsigned kManyDs = 64;
 constexpr unsigned kFewDs = 3;
@@ -472,15 +474,7 @@ ProcSample sample(pid_t pid) {
             s.rss_kib = std::stol(line.substr(6));
         else if (line.rfind("VmSize:", 0) == 0)
             s.vm_kib = std::stol(line.substr(7));
-    // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised comm): utime, stime.
-    const std::string stat = read_first_line(proc / "stat");
-    std::istringstream rest(stat.substr(stat.rfind(')') + 2));
-    std::string field;
-    unsigned long ticks = 0;
-    for (int f = 3; f <= 15 && rest >> field; ++f)
-        if (f >= 14)
-            ticks += std::stoul(field);
-    s.cpu_s = static_cast<double>(ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    s.cpu_s = process_cpu_seconds(pid);
     return s;
 }
 

@@ -8,13 +8,14 @@
 //   /vfs  plain VFS (the reference)
 // and one NFSv4.1 session (no LAYOUTGET: every READ and WRITE goes through the MDS, as for
 // an NFSv4.0 client) measures on each, the exports interleaved round by round:
-//   write   a 64 MiB file in 1 MiB UNSTABLE WRITEs, then COMMIT          -> MiB/s
+//   write   a 256 MiB file in 1 MiB UNSTABLE WRITEs, then COMMIT         -> MiB/s
 //   read    the same file in 1 MiB READs (the MDS's page cache is cold for FLEXFILES: its
 //           namespace file holds no bytes, the data servers' is warm)    -> MiB/s
 //   4k      4 KiB FILE_SYNC WRITEs at random 4 KiB offsets of a 16 MiB file, one at a
 //           time                                                          -> p50 / p99 us
 //   4k-u    the same UNSTABLE                                            -> p50 / p99 us
-// Writes <out>/proxy-io.md.
+// and, for write and read, the CPU time the MDS, the data servers and this client spent per
+// MiB (/proc/<pid>/stat, getrusage). Writes <out>/proxy-io.md.
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
 #include "bench_support.hpp"
@@ -42,13 +43,15 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 using bench::fmt;
+using bench::process_cpu_seconds;
 using bench::progress;
+using bench::self_cpu_seconds;
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
 struct Args {
     unsigned rounds = 3;
-    std::uint64_t seq_mib = 64;
+    std::uint64_t seq_mib = 256; // long enough for CPU time in 10 ms ticks
     unsigned small_writes = 1000;
     unsigned depth = 4; // sequential READs / WRITEs in flight, as a kernel client keeps
     std::string out_dir = ".";
@@ -96,9 +99,31 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// CPU time of everything the I/O runs through: the MDS, the data servers, this client.
+struct Cpu {
+    double mds = 0, ds = 0, client = 0;
+    double total() const { return mds + ds + client; }
+    Cpu operator-(const Cpu& o) const { return {mds - o.mds, ds - o.ds, client - o.client}; }
+};
+
+Cpu cpu_now(Cluster& cluster) {
+    Cpu c;
+    c.mds = process_cpu_seconds(cluster.mds().pid());
+    for (std::size_t i = 0; i < cluster.ds_info().size(); ++i)
+        c.ds += process_cpu_seconds(cluster.ds(static_cast<unsigned>(i)).pid());
+    c.client = self_cpu_seconds();
+    return c;
+}
+
 struct Figures {
     std::vector<double> write_mib_s, read_mib_s, sync_us, unstable_us;
+    // CPU ms per MiB moved, per round: MDS, data servers, client.
+    std::vector<Cpu> write_cpu_ms_per_mib, read_cpu_ms_per_mib;
 };
+
+Cpu per_mib(const Cpu& used_s, double mib) {
+    return {used_s.mds * 1e3 / mib, used_s.ds * 1e3 / mib, used_s.client * 1e3 / mib};
+}
 
 fc::OpenFile create(fc::Session& s, const std::string& path) {
     fc::OpenOptions o;
@@ -113,8 +138,8 @@ void commit(fc::Session& s, const fc::OpenFile& f) {
     s.send(c).check("commit");
 }
 
-void one_round(fc::Session& s, const std::string& dir, unsigned round, const Args& args,
-               Figures& out) {
+void one_round(Cluster& cluster, fc::Session& s, const std::string& dir, unsigned round,
+               const Args& args, Figures& out) {
     const std::uint32_t chunk = std::min<std::uint32_t>(fc::io_chunk_size(s), kMiB);
     std::vector<char> block(chunk, static_cast<char>('a' + round));
 
@@ -134,13 +159,19 @@ void one_round(fc::Session& s, const std::string& dir, unsigned round, const Arg
             th.join();
     };
     auto t0 = Clock::now();
+    Cpu c0 = cpu_now(cluster);
     in_flight([&](std::uint64_t off) { fc::write_file(s, big, off, block, UNSTABLE4); });
     commit(s, big);
-    out.write_mib_s.push_back(static_cast<double>(total) / kMiB / seconds_since(t0));
+    const double wrote_mib = static_cast<double>(total) / kMiB;
+    out.write_mib_s.push_back(wrote_mib / seconds_since(t0));
+    out.write_cpu_ms_per_mib.push_back(per_mib(cpu_now(cluster) - c0, wrote_mib));
     t0 = Clock::now();
+    c0 = cpu_now(cluster);
     std::atomic<std::uint64_t> got{0};
     in_flight([&](std::uint64_t off) { got += fc::read_file(s, big, off, chunk).size(); });
-    out.read_mib_s.push_back(static_cast<double>(got.load()) / kMiB / seconds_since(t0));
+    const double read_mib = static_cast<double>(got.load()) / kMiB;
+    out.read_mib_s.push_back(read_mib / seconds_since(t0));
+    out.read_cpu_ms_per_mib.push_back(per_mib(cpu_now(cluster) - c0, read_mib));
     fc::close_file(s, big);
 
     fc::OpenFile small = create(s, dir + "/small-" + std::to_string(round));
@@ -198,7 +229,7 @@ int run(const Args& args) {
         for (std::size_t i = 0; i < exports.size(); ++i) {
             // Reverse the order every other round, so no export always goes first.
             const auto& dir = exports[r % 2 == 0 ? i : exports.size() - 1 - i].first;
-            one_round(*session, dir, r, args, fig[dir]);
+            one_round(cluster, *session, dir, r, args, fig[dir]);
             progress("round " + std::to_string(r + 1) + " " + dir + ": write " +
                      fmt(fig[dir].write_mib_s.back()) + " MiB/s, read " +
                      fmt(fig[dir].read_mib_s.back()) + " MiB/s");
@@ -235,6 +266,45 @@ int run(const Args& args) {
            << fmt(percentile(f.sync_us, 0.5) / percentile(v.sync_us, 0.5), 2) << "x | "
            << fmt(percentile(f.unstable_us, 0.5) / percentile(v.unstable_us, 0.5), 2) << "x |\n";
     }
+    // Where the CPU goes, per MiB moved (medians of the rounds, each part on its own).
+    auto median_part = [](const std::vector<Cpu>& v, double Cpu::*part) {
+        std::vector<double> x;
+        for (const Cpu& c : v)
+            x.push_back(c.*part);
+        return median(x);
+    };
+    auto median_total = [](const std::vector<Cpu>& v) {
+        std::vector<double> x;
+        for (const Cpu& c : v)
+            x.push_back(c.total());
+        return median(x);
+    };
+    md << "\n| CPU ms per MiB moved (medians) | MDS | data servers | client | total |\n"
+          "|---|---:|---:|---:|---:|\n";
+    for (const auto& [dir, name] : exports)
+        for (const bool reading : {false, true}) {
+            const auto& v = reading ? fig.at(dir).read_cpu_ms_per_mib
+                                    : fig.at(dir).write_cpu_ms_per_mib;
+            md << "| " << name << ", " << (reading ? "read" : "write") << " | "
+               << fmt(median_part(v, &Cpu::mds), 2) << " | " << fmt(median_part(v, &Cpu::ds), 2)
+               << " | " << fmt(median_part(v, &Cpu::client), 2) << " | "
+               << fmt(median_total(v), 2) << " |\n";
+        }
+    {
+        // On a machine whose cores the I/O saturates, throughput follows CPU per MiB: the
+        // plain export's total over the proxied one's is the ratio that CPU allows.
+        const double vr = median_total(v.read_cpu_ms_per_mib);
+        const double fr = median_total(fig.at("/m1").read_cpu_ms_per_mib);
+        const double vw = median_total(v.write_cpu_ms_per_mib);
+        const double fw = median_total(fig.at("/m1").write_cpu_ms_per_mib);
+        md << "\nBy CPU cost (plain VFS total / FLEXFILES Mirrors = 1 total, what a CPU-bound "
+              "machine allows): write "
+           << fmt(fw > 0 ? vw / fw : 0, 2) << ", read " << fmt(fr > 0 ? vr / fr : 0, 2)
+           << ". Through the MDS every byte is handled by one more Ganesha (the MDS, as the "
+              "data server's NFSv3 client and as the client's NFSv4 server) besides the one "
+              "that stores it, which costs what the plain export costs.\n";
+    }
+
     const Figures& m1 = fig.at("/m1");
     const double tput = median(m1.write_mib_s) / median(v.write_mib_s);
     const double rtput = median(m1.read_mib_s) / median(v.read_mib_s);
