@@ -93,8 +93,11 @@ fsal_status_t adopt(Export* exp, fsal_status_t status, fsal_obj_handle* sub, fsa
     handle->state_hdl = sub->state_hdl;
     handle->exp = exp;
     handle->key = key_of(exp, sub);
-    if (handle->type == REGULAR_FILE)
+    if (handle->type == REGULAR_FILE) {
         exp->layouts().grants.mirror_unseen(handle->fileid, handle->writes_unseen);
+        if (exp->cache_)
+            exp->cache_->attach(handle->fileid, handle->cache_anchor);
+    }
     *out = handle;
     overlay_file_attrs(exp, *handle, attrs);
     return status;
@@ -112,6 +115,14 @@ void release(fsal_obj_handle* obj_hdl) noexcept {
     // shutdown; the sub-FSAL is then called as it is, like MDCACHE does.
     sub_call(current_export(), [&] { sub->obj_ops->release(sub); });
     ff_gsh_obj_handle_fini(handle);
+    if (handle->type == REGULAR_FILE && handle->exp != nullptr && handle->exp->cache_) {
+        // The cache's writers may have read the anchor's address in a snapshot: the handle
+        // goes once every read section open now has ended.
+        handle->exp->cache_->detach(handle->fileid, handle->cache_anchor);
+        wcc::release_after_grace_period(std::shared_ptr<const void>(
+            handle, [](const void* h) { delete static_cast<const Handle*>(h); }));
+        return;
+    }
     delete handle;
 }
 

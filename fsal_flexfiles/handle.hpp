@@ -5,6 +5,7 @@
 // operations, xattrs.cpp the extended attributes: FSAL_NULL's split.
 #pragma once
 
+#include "cache/attr_cache.hpp"
 #include "cache/rcu_published.hpp"
 #include "export.hpp"
 #include "ganesha/ganesha.hpp"
@@ -43,6 +44,11 @@ struct Handle : fsal_obj_handle {
     // After the map changed in the store (placement, fencing): what later
     // data_files() calls return. nullptr: forget (the file was removed).
     void set_data_files(std::shared_ptr<const mds::DataFileMap> map);
+
+    // A regular file's way into the export's attribute cache (cache/attr_cache.hpp):
+    // attached by adopt(), detached by release(), which frees the handle a grace period
+    // later because the cache's writers may still touch it until then.
+    wcc::CacheAnchor cache_anchor;
 
     // layout::GrantRegistry::writes_unseen() of this file, kept by the registry
     // (layoutget, layoutreturn, the GETATTR fallback, removal): GETATTR reads

@@ -65,4 +65,7 @@ extern "C" MODULE_FINI void flexfiles_fsal_fini(void) {
     ff_mgmt_dbus_stop();
     if (unregister_fsal(&flexfiles::the_module) != 0)
         fprintf(stderr, "FLEXFILES: unregister_fsal failed\n");
+    // Handles, maps and snapshots retired with call_rcu are freed by this module's code:
+    // every callback must have run before it is unloaded.
+    flexfiles::wcc::AttrCache::wait_for_reclaim();
 }

@@ -149,17 +149,35 @@ void BM_Merged(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 
+CacheAnchor* anchors_of(std::size_t files);
+
+// A one-entry LAYOUT_WCC of a random file, whose snapshot names its anchor (as every file
+// with an FSAL handle does): the update moves the anchor on. The LAYOUT_WCC path has just
+// resolved the file's handle, so the anchor is hot there: here the anchor of the update 8
+// ahead is prefetched.
 void BM_Update(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
     AttrCache& cache = cache_of(n);
+    CacheAnchor* anchors = anchors_of(n);
     Rng rng{0xc2b2ae35ull * (state.thread_index() + 1)};
+    constexpr std::size_t kAhead = 8;
+    std::array<std::uint64_t, kAhead> ahead{};
+    for (auto& f : ahead) {
+        f = rng.next() % n;
+        __builtin_prefetch(&anchors[f], 1);
+    }
+    std::size_t k = 0;
     // Strictly increasing ctimes (shared by the threads) so every update is applied.
     static std::atomic<std::int64_t> clock{1000};
     std::uint64_t applied = 0;
     for (auto _ : state) {
+        const std::uint64_t file = ahead[k % kAhead];
+        const std::uint64_t next = rng.next() % n;
+        __builtin_prefetch(&anchors[next], 1);
+        ahead[k++ % kAhead] = next;
         const std::array<WccReport, 1> r{
             WccReport{kM0, attrs_at(clock.fetch_add(1, std::memory_order_relaxed))}};
-        applied += cache.apply_wcc(rng.next() % n, Iomode::ReadWrite, r).applied;
+        applied += cache.apply_wcc(file, Iomode::ReadWrite, r).applied;
     }
     state.SetItemsProcessed(state.iterations());
     state.counters["applied_pct"] = benchmark::Counter(100.0 * static_cast<double>(applied) /
@@ -167,11 +185,58 @@ void BM_Update(benchmark::State& state) {
                                                        benchmark::Counter::kAvgThreads);
 }
 
-// What a lookup would cost if the FSAL handle held an RCU-protected pointer to its file's
-// snapshot instead of hashing the file id (a design this cache does not offer: its nodes
-// move on every update). Synthetic: n handles, each pointing to a 128-byte malloc'd
-// snapshot. The handle is hot on the real path (the GETATTR just resolved it), so here
-// the loads of handle pointers may run ahead; only the snapshot loads are chained.
+// Every file of cache_of(n) with an attached anchor (what each FSAL handle holds), made
+// once, on first use (BM_Update, BM_AnchorMergedLatency): from then on the caches'
+// snapshots name anchors, as the FSAL's do.
+CacheAnchor* anchors_of(std::size_t files) {
+    static std::mutex mu;
+    static std::map<std::size_t, std::unique_ptr<CacheAnchor[]>> anchors;
+    AttrCache& cache = cache_of(files);
+    std::lock_guard lock(mu);
+    auto& a = anchors[files];
+    if (!a) {
+        a = std::make_unique<CacheAnchor[]>(files);
+        for (std::size_t f = 0; f < files; ++f) {
+            cache.attach(f, a[f]);
+        }
+        AttrCache::wait_for_reclaim();
+    }
+    return a.get();
+}
+
+// merged() through the file's anchor, as the GETATTR path does (overlay_from_cache). The
+// handle, and the anchor in it, is hot on the real path (the GETATTR just resolved it):
+// here the anchor of the lookup 8 ahead is prefetched, independently of any answer, while
+// the lookups themselves are chained (each index depends on the previous answer), so the
+// time is one anchor hit plus the snapshot's loads, one lookup at a time.
+void BM_AnchorMergedLatency(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const AttrCache& cache = cache_of(n);
+    const CacheAnchor* anchors = anchors_of(n);
+    Rng rng{0x27d4eb2full * (state.thread_index() + 1)};
+    constexpr std::size_t kAhead = 8;
+    std::array<std::uint64_t, kAhead> ahead{};
+    for (auto& i : ahead) {
+        i = rng.next() % n;
+        __builtin_prefetch(&anchors[i]);
+    }
+    std::uint64_t carry = 0;
+    std::size_t k = 0;
+    for (auto _ : state) {
+        const std::uint64_t idx = ahead[k % kAhead] ^ carry;
+        const std::uint64_t next = rng.next() % n;
+        __builtin_prefetch(&anchors[next]);
+        ahead[k++ % kAhead] = next;
+        auto m = cache.merged(anchors[idx], idx);
+        carry = m ? (m->attrs.valid & 0x100) : 1;
+        benchmark::DoNotOptimize(m);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+
+// The yardstick for BM_AnchorMergedLatency: a plain pointer from a handle to a 128-byte
+// malloc'd block. The handle is hot on the real path (the GETATTR just resolved it), so
+// here the loads of handle pointers may run ahead; only the snapshot loads are chained.
 void BM_DirectPointerLatency(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
     struct Snapshot {
@@ -289,6 +354,7 @@ BENCHMARK(BM_Lookup)
 BENCHMARK(BM_LookupHot)->Arg(1'000'000)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_LookupLatency)->Arg(1'000)->Arg(100'000)->Arg(1'000'000)->UseRealTime();
 BENCHMARK(BM_MergedLatency)->Arg(1'000)->Arg(100'000)->Arg(1'000'000)->UseRealTime();
+BENCHMARK(BM_AnchorMergedLatency)->Arg(1'000)->Arg(100'000)->Arg(1'000'000)->UseRealTime();
 BENCHMARK(BM_DirectPointerLatency)->Arg(1'000)->Arg(100'000)->Arg(1'000'000)->UseRealTime();
 BENCHMARK(BM_Merged)
     ->Arg(1'000)

@@ -221,7 +221,7 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
     remember_namespace_attrs(handle, *attrs);
     try {
         AttrCache& cache = exp.cache();
-        std::optional<MergedAttrs> merged = cache.merged(map.file_id);
+        std::optional<MergedAttrs> merged = cache.merged(handle.cache_anchor, map.file_id);
         const FetchReason why = why_fetch(exp, handle, merged);
         if (why != FetchReason::None) {
             const auto asked = std::chrono::steady_clock::now();
@@ -234,7 +234,7 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
                          "%s: GETATTR of fileid %" PRIu64 " (%s): %u of %u data files answered",
                          exp.label().c_str(), map.file_id, to_string(why), sum.answered,
                          sum.targets);
-            merged = cache.merged(map.file_id);
+            merged = cache.merged(handle.cache_anchor, map.file_id);
         } else {
             exp.wcc_counters().add(WccCounters::kOverlayCached);
         }
@@ -270,7 +270,8 @@ bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexc
         const mds::DataFileMap* map = handle.data_files_in_read_section();
         if (map == nullptr || map->files.empty())
             return false;
-        const std::optional<MergedAttrs> merged = exp.cache().merged(map->file_id);
+        const std::optional<MergedAttrs> merged =
+            exp.cache().merged(handle.cache_anchor, map->file_id);
         if (why_fetch(exp, handle, merged) != FetchReason::None || merged->data_files == 0)
             return false;
         exp.wcc_counters().add(WccCounters::kOverlayCached);
@@ -297,7 +298,7 @@ void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept {
         const std::int64_t ns_ctime = handle.namespace_ctime_ns.load(std::memory_order_relaxed);
         std::optional<MergedAttrs> merged;
         if (ns_ctime != Handle::kNotSeen)
-            merged = exp.cache().merged(handle.fileid);
+            merged = exp.cache().merged(handle.cache_anchor, handle.fileid);
         if (merged && merged->data_files != 0) {
             FileAttrView view;
             view.valid = kAttrCtime;

@@ -49,7 +49,32 @@ enum Counter : std::size_t {
 
 struct AttrCache::Counters : StripedCounters<kNumCounters> {
     std::atomic<std::int64_t> files{0};
+    std::atomic<std::uint64_t> generation{0}; // snapshots made and removals, in order
 };
+
+std::uint64_t AttrCache::next_generation() noexcept {
+    return counters_->generation.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// Points the anchor at `snapshot` (nullptr: at nothing), unless it already follows a later
+// publication of the file. Called inside the read section in which the caller found the
+// anchor in a snapshot, before the snapshot it replaces is retired: so an anchor never
+// holds a retired snapshot, and its memory is still valid (the FSAL frees an anchor a grace
+// period after detach()).
+void AttrCache::follow(CacheAnchor* anchor, const void* snapshot,
+                       std::uint64_t generation) noexcept {
+    if (anchor == nullptr) {
+        return;
+    }
+    while (anchor->lock_.test_and_set(std::memory_order_acquire)) {
+        caa_cpu_relax();
+    }
+    if (generation > anchor->generation_) {
+        anchor->generation_ = generation;
+        anchor->current_.store(snapshot, std::memory_order_release);
+    }
+    anchor->lock_.clear(std::memory_order_release);
+}
 
 // ---------------------------------------------------------------------------------------
 // Drafts: a writable copy of a snapshot. The scratch vector is per thread and reused, so a
@@ -58,10 +83,12 @@ struct AttrCache::Counters : StripedCounters<kNumCounters> {
 struct AttrCache::Draft {
     std::optional<Record> barrier;
     std::vector<Record>& files;
+    CacheAnchor* anchor = nullptr;
 
     Draft(const Snapshot* s, std::vector<Record>& scratch) : files(scratch) {
         files.clear();
         if (s) {
+            anchor = s->pub.anchor;
             if (const Record* b = s->barrier()) {
                 barrier = *b;
             }
@@ -105,10 +132,22 @@ template <class Edit> AttrCache::Published AttrCache::publish(FileId file, Edit&
         snapshot_table::Position at = snapshot_table::locate(table_, file);
         Draft draft(at.current, scratch);
         if (!edit(draft)) {
+            // Only a snapshot still in the table can say "nothing to change": one replaced
+            // meanwhile may be retired, and call_rcu writes over its pub (detach() would
+            // then miss its anchor in the snapshot that replaced it).
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (at.current != nullptr && cds_lfht_is_node_deleted(&at.current->ht_node)) {
+                counters_->add(kRetries);
+                continue;
+            }
             return Published::Unchanged; // edit() reported its outcomes
         }
+        // Once published, `fresh` may be replaced and retired by another writer at once,
+        // and call_rcu writes over its pub: the anchor and generation are read from here.
+        const std::uint64_t generation = next_generation();
         Snapshot* fresh =
-            make_snapshot(file, draft.barrier_record(), {draft.files.data(), draft.files.size()});
+            make_snapshot(file, draft.barrier_record(), {draft.files.data(), draft.files.size()},
+                          draft.anchor, generation);
         if (fresh == nullptr) {
             counters_->add(kAllocFailures);
             return Published::OutOfMemory;
@@ -116,9 +155,15 @@ template <class Edit> AttrCache::Published AttrCache::publish(FileId file, Edit&
         if (at.current == nullptr) {
             if (snapshot_table::add(table_, at, fresh)) {
                 counters_->files.fetch_add(1, std::memory_order_relaxed);
+                follow(draft.anchor, fresh, generation);
                 return Published::Yes;
             }
         } else if (snapshot_table::replace(table_, at, fresh)) {
+            follow(draft.anchor, fresh, generation);
+            // at.current is ours to retire: its pub is intact.
+            if (at.current->pub.anchor != draft.anchor) { // detached, or another's
+                follow(at.current->pub.anchor, nullptr, generation);
+            }
             rs.unlock();
             retire(at.current);
             return Published::Yes;
@@ -298,6 +343,49 @@ std::optional<MergedAttrs> AttrCache::merged(FileId file) const {
     return std::nullopt;
 }
 
+std::optional<MergedAttrs> AttrCache::merged(const CacheAnchor& anchor, FileId file) const {
+    {
+        ReadSection rs;
+        const auto* s = static_cast<const Snapshot*>(anchor.current_.load(std::memory_order_acquire));
+        // A snapshot already replaced in the table (its writer has not moved the anchor
+        // on yet) is not read: a caller that saw its successor through the table must not
+        // see it go back. Its link word, on the same cache line, says so.
+        if (s != nullptr && s->file == file && !cds_lfht_is_node_deleted(&s->ht_node)) {
+            MergedAttrs m = merge_records(s->barrier(), s->files());
+            rs.unlock();
+            counters_->add(kHits);
+            return m;
+        }
+    }
+    return merged(file); // not attached (yet, or any more): the table
+}
+
+void AttrCache::attach(FileId file, CacheAnchor& anchor) {
+    const Published p = publish(file, [&](Draft& d) {
+        if (d.anchor == &anchor && anchor.attached()) {
+            return false;
+        }
+        d.anchor = &anchor;
+        return true;
+    });
+    (void)p; // out of memory: the anchor stays empty and reads go through the table
+}
+
+void AttrCache::detach(FileId file, CacheAnchor& anchor) {
+    const Published p = publish(file, [&](Draft& d) {
+        if (d.anchor != &anchor) {
+            return false;
+        }
+        d.anchor = nullptr;
+        return true;
+    });
+    if (p == Published::OutOfMemory) {
+        forget(file); // no snapshot may go on naming the anchor
+    }
+    // Unchanged: no snapshot names the anchor (forget() or a later attach() took it off,
+    // and emptied it then).
+}
+
 std::vector<DataFileAttrs> AttrCache::data_files(FileId file) const {
     std::vector<DataFileAttrs> out;
     ReadSection rs;
@@ -346,6 +434,7 @@ void AttrCache::forget(FileId file) {
         }
         if (snapshot_table::remove(table_, s)) {
             counters_->files.fetch_sub(1, std::memory_order_relaxed);
+            follow(s->pub.anchor, nullptr, next_generation());
             rs.unlock();
             retire(s);
             return;

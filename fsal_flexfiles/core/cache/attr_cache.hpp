@@ -13,6 +13,8 @@
 //                         the files' immutable snapshots; lock-free readers, copy-and-replace
 //                         writers, call_rcu reclamation
 //   snapshot_pool.hpp     recycled snapshot memory
+//   CacheAnchor (below)   a file's current snapshot, kept in its FSAL object: a GETATTR's
+//                         way in without hashing
 //   striped_counters.hpp  per-thread counter stripes: a lookup executes no locked
 //                         instruction (on x86 one would be a full barrier)
 // attr_cache.cpp joins them: an update copies the file's snapshot into a draft, applies the
@@ -21,6 +23,7 @@
 
 #include "cache/attr_types.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -56,6 +59,26 @@ struct CacheStats {
     // Process-wide (all caches): snapshots handed to call_rcu, and freed by it.
     std::uint64_t snapshots_retired = 0;
     std::uint64_t snapshots_freed = 0;
+};
+
+/// A file's way in from its FSAL object, which holds one (AttrCache::attach): the cache
+/// keeps it pointing at the file's current snapshot, so a GETATTR reaches the file's records
+/// with one dependent load instead of a hash probe. Its memory must stay valid for an RCU
+/// grace period after detach() (the FSAL frees its handles after one).
+class CacheAnchor {
+public:
+    CacheAnchor() = default;
+    CacheAnchor(const CacheAnchor&) = delete;
+    CacheAnchor& operator=(const CacheAnchor&) = delete;
+
+    /// Whether the cache keeps it pointing at a snapshot now (forget() and detach() stop it).
+    bool attached() const noexcept { return current_.load(std::memory_order_relaxed) != nullptr; }
+
+private:
+    friend class AttrCache;
+    std::atomic<const void*> current_{nullptr}; // the file's snapshot (snapshot_table.hpp)
+    std::atomic_flag lock_ = ATOMIC_FLAG_INIT;  // taken by writers only
+    std::uint64_t generation_ = 0;              // current_'s publication; under lock_
 };
 
 class AttrCache {
@@ -95,6 +118,18 @@ public:
 
     std::optional<DataFileAttrs> lookup(const DataFileKey& key) const;
     std::optional<MergedAttrs> merged(FileId file) const;
+    /// The same through the file's anchor: one dependent load while it is attached, the
+    /// table otherwise.
+    std::optional<MergedAttrs> merged(const CacheAnchor& anchor, FileId file) const;
+
+    /// Makes `anchor` follow the file's current snapshot from now on (the file gets an empty
+    /// one if it has none: merged() then says 0 data files). A file has one anchor: a later
+    /// attach() takes the place of the earlier one, which then reads through the table.
+    void attach(FileId file, CacheAnchor& anchor);
+    /// The cache stops using `anchor` (nothing to do when it is not the file's). After it
+    /// returns no snapshot names the anchor; writers that read one before may still touch
+    /// it until a grace period has passed.
+    void detach(FileId file, CacheAnchor& anchor);
     std::vector<DataFileAttrs> data_files(FileId file) const;
 
     /// Compare the cached data file's credentials with the fencing ones (Unknown when the
@@ -121,6 +156,9 @@ private:
     enum class Published : std::uint8_t;
 
     template <class Edit> Published publish(FileId file, Edit&& edit);
+    std::uint64_t next_generation() noexcept;
+    static void follow(CacheAnchor* anchor, const void* snapshot,
+                       std::uint64_t generation) noexcept;
 
     // The snapshot table (snapshot_table.hpp), as the plain pointer liburcu hands out so
     // that this header includes no liburcu: a lookup reaches the table in one load.

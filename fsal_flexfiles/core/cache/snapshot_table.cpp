@@ -35,7 +35,8 @@ void free_snapshot_rcu(rcu_head* head) {
 
 } // namespace
 
-Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Record> files) {
+Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Record> files,
+                        CacheAnchor* anchor, std::uint64_t generation) {
     const std::size_t n = files.size() + (barrier ? 1 : 0);
     const std::uint8_t cls = snapshot_pool::pool_class(n);
     void* mem = snapshot_pool::take(cls, snapshot_bytes(n));
@@ -48,6 +49,7 @@ Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Reco
     s->count = static_cast<std::uint32_t>(files.size());
     s->has_barrier = barrier ? 1 : 0;
     s->pool_class = cls;
+    s->pub = Snapshot::Publication{anchor, generation};
     Record* out = s->base();
     if (barrier) {
         std::memcpy(static_cast<void*>(out++), barrier, sizeof(Record));

@@ -39,11 +39,28 @@
 
 namespace flexfiles::wcc {
 
+class CacheAnchor; // attr_cache.hpp
+
 /// One file's immutable snapshot, which is also its hash-table node.
 /// Layout: this header, [barrier record], data-file records by slot.
 struct Snapshot {
+    // What only writers read, and only while the snapshot is in the table (see retire()).
+    struct Publication {
+        // The file's anchor (attr_cache.hpp), carried from snapshot to snapshot: the writer
+        // that publishes this snapshot points the anchor at it. nullptr: none.
+        CacheAnchor* anchor;
+        // The cache's publication counter when this snapshot was made: a file's snapshots
+        // are published in increasing order, so an anchor never goes back to an older one.
+        std::uint64_t generation;
+    };
+
     cds_lfht_node ht_node; // first: the table hands back a pointer to it
-    rcu_head rcu;          // used once the snapshot has left the table
+    union {
+        Publication pub; // while in the table
+        rcu_head rcu;    // once it has left: call_rcu writes over pub (readers never read
+                         // pub; a writer that read it from a retired snapshot loses its
+                         // replace and starts again)
+    };
     FileId file = 0;
     std::uint32_t count = 0; // data-file records
     std::uint8_t has_barrier = 0;
@@ -70,9 +87,10 @@ static_assert(std::is_standard_layout_v<Snapshot>);
 static_assert(sizeof(Snapshot) == 48, "header + 80 bytes per record");
 static_assert(sizeof(Snapshot) % alignof(Record) == 0);
 
-/// A new, unpublished snapshot of the file holding barrier (or none) and files; nullptr
-/// when memory ran out.
-Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Record> files);
+/// A new, unpublished snapshot of the file holding barrier (or none) and files, naming
+/// anchor (or none), made at generation; nullptr when memory ran out.
+Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Record> files,
+                        CacheAnchor* anchor, std::uint64_t generation);
 
 /// The snapshot has left the table (replaced or removed): reclaim it after a grace period.
 void retire(Snapshot* s);
