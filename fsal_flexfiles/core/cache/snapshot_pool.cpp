@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // The snapshot memory pools (snapshot_pool.hpp): one shared Treiber stack per class, from which
-// each writer thread takes the whole stack at once and then uses it without atomics.
+// each writer thread takes the whole stack at once and then uses it without atomics, and the
+// slabs new blocks are carved from.
 #include "cache/snapshot_pool.hpp"
 
 #include <array>
@@ -21,11 +22,22 @@ struct FreeBlock {
 
 struct alignas(64) SharedPool {
     std::atomic<FreeBlock*> head{nullptr};
-    std::atomic<std::size_t> pooled{0}; // blocks in this pool and in threads' local lists
+    std::atomic<std::size_t> pooled{0};     // blocks in this pool and in threads' local lists
+    std::atomic<std::size_t> block_bytes{0}; // the size of this class's blocks
 };
 std::array<SharedPool, kPooledRecords> g_pools;
+std::atomic<std::size_t> g_slab_bytes{0};
 
-// What one writer thread took from the shared pools and has not used yet.
+void push(std::uint8_t cls, FreeBlock* f) {
+    SharedPool& pool = g_pools[cls];
+    f->next = pool.head.load(std::memory_order_relaxed);
+    while (!pool.head.compare_exchange_weak(f->next, f, std::memory_order_release,
+                                            std::memory_order_relaxed)) {
+    }
+}
+
+// What one writer thread took from the shared pools and has not used yet; given back to
+// them when the thread ends (slab blocks cannot go to free()).
 struct LocalPools {
     std::array<FreeBlock*, kPooledRecords> head{};
     LocalPools() = default;
@@ -33,8 +45,7 @@ struct LocalPools {
         for (std::size_t c = 0; c < kPooledRecords; ++c) {
             while (FreeBlock* f = head[c]) {
                 head[c] = f->next;
-                g_pools[c].pooled.fetch_sub(1, std::memory_order_relaxed);
-                std::free(f);
+                push(static_cast<std::uint8_t>(c), f);
             }
         }
     }
@@ -45,6 +56,31 @@ struct LocalPools {
 LocalPools& local_pools() {
     thread_local LocalPools pools;
     return pools;
+}
+
+// The slab this thread carves new blocks from: whole cache lines, line-aligned.
+struct Slab {
+    char* next = nullptr;
+    std::size_t left = 0;
+};
+
+void* carve(std::uint8_t cls, std::size_t bytes) {
+    thread_local Slab slab;
+    const std::size_t size = (bytes + kLine - 1) / kLine * kLine;
+    if (slab.left < size) {
+        void* mem = std::aligned_alloc(kLine, kSlabBytes);
+        if (mem == nullptr) {
+            return nullptr;
+        }
+        g_slab_bytes.fetch_add(kSlabBytes, std::memory_order_relaxed);
+        slab.next = static_cast<char*>(mem);
+        slab.left = kSlabBytes;
+    }
+    g_pools[cls].block_bytes.store(size, std::memory_order_relaxed);
+    void* block = slab.next;
+    slab.next += size;
+    slab.left -= size;
+    return block;
 }
 
 } // namespace
@@ -58,7 +94,7 @@ void* take(std::uint8_t cls, std::size_t bytes) {
     if (f == nullptr) {
         f = g_pools[cls].head.exchange(nullptr, std::memory_order_acquire);
         if (f == nullptr) {
-            return std::malloc(bytes);
+            return carve(cls, bytes);
         }
     }
     local.head[cls] = f->next;
@@ -67,16 +103,25 @@ void* take(std::uint8_t cls, std::size_t bytes) {
 }
 
 void give_back(void* block, std::uint8_t cls) {
-    if (cls == kNotPooled || g_pools[cls].pooled.load(std::memory_order_relaxed) >= kPoolCap) {
+    if (cls == kNotPooled) {
         std::free(block);
         return;
     }
-    SharedPool& pool = g_pools[cls];
-    pool.pooled.fetch_add(1, std::memory_order_relaxed);
-    auto* f = new (block) FreeBlock{pool.head.load(std::memory_order_relaxed)};
-    while (!pool.head.compare_exchange_weak(f->next, f, std::memory_order_release,
-                                            std::memory_order_relaxed)) {
+    g_pools[cls].pooled.fetch_add(1, std::memory_order_relaxed);
+    push(cls, new (block) FreeBlock{nullptr});
+}
+
+std::size_t slab_bytes() {
+    return g_slab_bytes.load(std::memory_order_relaxed);
+}
+
+std::size_t pooled_bytes() {
+    std::size_t bytes = 0;
+    for (const SharedPool& p : g_pools) {
+        bytes += p.pooled.load(std::memory_order_relaxed) *
+                 p.block_bytes.load(std::memory_order_relaxed);
     }
+    return bytes;
 }
 
 } // namespace flexfiles::wcc::snapshot_pool

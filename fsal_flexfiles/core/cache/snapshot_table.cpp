@@ -109,7 +109,7 @@ void destroy(cds_lfht* table) {
     }
     synchronize_rcu();
     for (Snapshot* s : snapshots) {
-        std::free(s); // pooled or not, every snapshot is malloc'd memory
+        discard(s); // back to its pool, or free()
     }
     cds_lfht_destroy(table, nullptr);
 }
