@@ -12,6 +12,7 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -56,6 +57,32 @@ inline double self_cpu_seconds() {
     getrusage(RUSAGE_SELF, &ru);
     auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
     return s(ru.ru_utime) + s(ru.ru_stime);
+}
+
+// The "--key value" pairs of a command line: on_option(key, value) for each, returning
+// false for a key it does not know. A key without a value, or an unknown one, is an
+// error (the unknown one's says `usage`).
+template <class OnOption>
+void for_each_option(int argc, char** argv, const std::string& usage, OnOption on_option) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string key = argv[i];
+        if (i + 1 >= argc)
+            throw std::invalid_argument(key + " needs a value");
+        if (!on_option(key, std::string(argv[++i])))
+            throw std::invalid_argument(usage);
+    }
+}
+
+// An option's value as a number, or an error that names the option.
+inline unsigned long long number(const std::string& key, const std::string& value) {
+    try {
+        std::size_t used = 0;
+        const unsigned long long n = std::stoull(value, &used);
+        if (used == value.size())
+            return n;
+    } catch (const std::exception&) {
+    }
+    throw std::invalid_argument(key + " needs a number, not \"" + value + "\"");
 }
 
 template <class Parse, class Run> int main_of(int argc, char** argv, Parse parse, Run run) {

@@ -93,29 +93,27 @@ std::vector<unsigned> parse_list(const std::string& s) {
 
 Args parse_args(int argc, char** argv) {
     Args a;
-    for (int i = 1; i < argc; ++i) {
-        const std::string k = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc)
-                throw std::invalid_argument(k + " needs a value");
-            return argv[++i];
-        };
-        if (k == "--seconds")
-            a.cell_seconds = std::stod(value());
-        else if (k == "--warmup")
-            a.warmup_seconds = std::stod(value());
-        else if (k == "--sessions")
-            a.sessions = parse_list(value());
-        else if (k == "--rounds")
-            a.rounds = static_cast<unsigned>(std::stoul(value()));
-        else if (k == "--files")
-            a.files = static_cast<unsigned>(std::stoul(value()));
-        else if (k == "--out")
-            a.out_dir = value();
-        else
-            throw std::invalid_argument("usage: ff-bench-getattr [--seconds S] [--warmup S] "
-                                        "[--rounds N] [--sessions 1,8,32] [--files N] [--out DIR]");
-    }
+    bench::for_each_option(
+        argc, argv,
+        "usage: ff-bench-getattr [--seconds S] [--warmup S] [--rounds N] [--sessions 1,8,32] "
+        "[--files N] [--out DIR]",
+        [&](const std::string& k, const std::string& v) {
+            if (k == "--seconds")
+                a.cell_seconds = std::stod(v);
+            else if (k == "--warmup")
+                a.warmup_seconds = std::stod(v);
+            else if (k == "--sessions")
+                a.sessions = parse_list(v);
+            else if (k == "--rounds")
+                a.rounds = static_cast<unsigned>(bench::number(k, v));
+            else if (k == "--files")
+                a.files = static_cast<unsigned>(bench::number(k, v));
+            else if (k == "--out")
+                a.out_dir = v;
+            else
+                return false;
+            return true;
+        });
     return a;
 }
 

@@ -102,39 +102,28 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
     Args a;
-    for (int i = 1; i < argc; ++i) {
-        const std::string k = argv[i];
-        if (i + 1 >= argc)
-            throw std::invalid_argument(k + " needs a value");
-        const std::string v = argv[++i];
-        if (k == "--out") {
-            a.out_dir = v;
-            continue;
-        }
-        const auto number = [&] {
-            try {
-                return static_cast<unsigned>(std::stoul(v));
-            } catch (const std::exception&) {
-                throw std::invalid_argument(k + " needs a number, not \"" + v + "\"");
-            }
-        };
-        const bool known = k == "--processes" || k == "--files" || k == "--ops" ||
-                           k == "--rounds" || k == "--idle";
-        const unsigned n = known ? number() : 0;
-        if (k == "--processes")
-            a.processes = std::clamp(n, 1u, kManyDs);
-        else if (k == "--files")
-            a.files = std::max(n, kManyDs);
-        else if (k == "--ops")
-            a.ops = std::max(n, 10u);
-        else if (k == "--rounds")
-            a.rounds = std::max(n, 1u);
-        else if (k == "--idle")
-            a.idle_s = std::max(n, 2u);
-        else
-            throw std::invalid_argument("usage: ff-bench-many-ds [--processes P] [--files N] "
-                                        "[--ops N] [--rounds R] [--idle S] [--out DIR]");
-    }
+    bench::for_each_option(
+        argc, argv,
+        "usage: ff-bench-many-ds [--processes P] [--files N] [--ops N] [--rounds R] "
+        "[--idle S] [--out DIR]",
+        [&](const std::string& k, const std::string& v) {
+            const auto n = [&] { return static_cast<unsigned>(bench::number(k, v)); };
+            if (k == "--out")
+                a.out_dir = v;
+            else if (k == "--processes")
+                a.processes = std::clamp(n(), 1u, kManyDs);
+            else if (k == "--files")
+                a.files = std::max(n(), kManyDs);
+            else if (k == "--ops")
+                a.ops = std::max(n(), 10u);
+            else if (k == "--rounds")
+                a.rounds = std::max(n(), 1u);
+            else if (k == "--idle")
+                a.idle_s = std::max(n(), 2u);
+            else
+                return false;
+            return true;
+        });
     return a;
 }
 

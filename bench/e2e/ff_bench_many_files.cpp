@@ -55,21 +55,19 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
     Args a;
-    for (int i = 1; i < argc; ++i) {
-        const std::string k = argv[i];
-        if (i + 1 >= argc)
-            throw std::invalid_argument(k + " needs a value");
-        const std::string v = argv[++i];
-        if (k == "--files")
-            a.files = std::max<std::uint64_t>(3 * kWindow, std::stoull(v));
-        else if (k == "--sessions")
-            a.sessions = std::max(1u, static_cast<unsigned>(std::stoul(v)));
-        else if (k == "--out")
-            a.out_dir = v;
-        else
-            throw std::invalid_argument(
-                "usage: ff-bench-many-files [--files N] [--sessions S] [--out DIR]");
-    }
+    bench::for_each_option(
+        argc, argv, "usage: ff-bench-many-files [--files N] [--sessions S] [--out DIR]",
+        [&](const std::string& k, const std::string& v) {
+            if (k == "--files")
+                a.files = std::max<std::uint64_t>(3 * kWindow, bench::number(k, v));
+            else if (k == "--sessions")
+                a.sessions = std::max(1u, static_cast<unsigned>(bench::number(k, v)));
+            else if (k == "--out")
+                a.out_dir = v;
+            else
+                return false;
+            return true;
+        });
     return a;
 }
 

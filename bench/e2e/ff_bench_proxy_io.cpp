@@ -59,25 +59,25 @@ struct Args {
 
 Args parse_args(int argc, char** argv) {
     Args a;
-    for (int i = 1; i < argc; ++i) {
-        const std::string k = argv[i];
-        if (i + 1 >= argc)
-            throw std::invalid_argument(k + " needs a value");
-        const std::string v = argv[++i];
-        if (k == "--rounds")
-            a.rounds = static_cast<unsigned>(std::stoul(v));
-        else if (k == "--seq-mib")
-            a.seq_mib = std::stoull(v);
-        else if (k == "--depth")
-            a.depth = std::max(1u, static_cast<unsigned>(std::stoul(v)));
-        else if (k == "--small-writes")
-            a.small_writes = static_cast<unsigned>(std::stoul(v));
-        else if (k == "--out")
-            a.out_dir = v;
-        else
-            throw std::invalid_argument("usage: ff-bench-proxy-io [--rounds N] [--seq-mib M] "
-                                        "[--small-writes N] [--depth D] [--out DIR]");
-    }
+    bench::for_each_option(
+        argc, argv,
+        "usage: ff-bench-proxy-io [--rounds N] [--seq-mib M] [--small-writes N] [--depth D] "
+        "[--out DIR]",
+        [&](const std::string& k, const std::string& v) {
+            if (k == "--rounds")
+                a.rounds = static_cast<unsigned>(bench::number(k, v));
+            else if (k == "--seq-mib")
+                a.seq_mib = bench::number(k, v);
+            else if (k == "--depth")
+                a.depth = std::max(1u, static_cast<unsigned>(bench::number(k, v)));
+            else if (k == "--small-writes")
+                a.small_writes = static_cast<unsigned>(bench::number(k, v));
+            else if (k == "--out")
+                a.out_dir = v;
+            else
+                return false;
+            return true;
+        });
     return a;
 }
 
