@@ -7,6 +7,7 @@
 // reader also checks that what it sees of a file never goes back in time. Afterwards every
 // retired snapshot must have been freed through call_rcu.
 #include "cache/attr_cache.hpp"
+#include "versioned_attrs.hpp"
 
 #include <array>
 #include <atomic>
@@ -37,20 +38,10 @@ constexpr DataFileSlot kMirrors[2] = {{0, 0}, {1, 0}};
 constexpr auto kRunFor = std::chrono::seconds(2);
 constexpr int kForgetEvery = 997; // also exercise removal under readers
 
-DsAttrs encode(std::uint64_t n) {
-    DsAttrs a;
-    a.size = n;
-    a.space_used = 3 * n;
-    a.mtime = NfsTime{static_cast<std::int64_t>(n * 1000 + 7)};
-    a.ctime = NfsTime{static_cast<std::int64_t>(n)};
-    a.atime = NfsTime{static_cast<std::int64_t>(n)};
-    a.valid = kAttrsAll;
-    return a;
-}
+using versioned::encode;
 
 bool consistent(const DsAttrs& a) {
-    return a.mtime.ns == static_cast<std::int64_t>(a.size * 1000 + 7) &&
-           a.ctime.ns == static_cast<std::int64_t>(a.size) && a.space_used == 3 * a.size;
+    return versioned::consistent(a) && a.space_used == 3 * a.size;
 }
 
 struct ReaderResult {
@@ -79,10 +70,7 @@ void reader(const AttrCache& cache, const std::atomic<bool>& stop, unsigned seed
         } else if (auto m = cache.merged(file)) {
             out.found++;
             // Merged size/mtime/ctime come from one record: the same encoding holds.
-            const bool ok =
-                m->attrs.mtime.ns == static_cast<std::int64_t>(m->attrs.size * 1000 + 7) &&
-                m->attrs.ctime.ns == static_cast<std::int64_t>(m->attrs.size);
-            out.torn += !ok;
+            out.torn += !versioned::consistent(m->attrs);
             // Versions only grow (a forget() restarts a file at a higher version too).
             out.backwards += m->attrs.size < last_seen[file];
             last_seen[file] = m->attrs.size;

@@ -7,6 +7,7 @@
 // anchors while two writers update, anchors are attached and detached, and files are
 // forgotten: no read is torn, none goes back in time, and every retired snapshot is freed.
 #include "cache/attr_cache.hpp"
+#include "versioned_attrs.hpp"
 
 #include <array>
 #include <atomic>
@@ -31,17 +32,7 @@ namespace {
 constexpr DataFileSlot kM0{0, 0};
 constexpr DataFileSlot kM1{1, 0};
 
-// Update n: size n, mtime n * 1000 + 7, ctime n (a torn read mixes two of them).
-DsAttrs encode(std::uint64_t n) {
-    DsAttrs a;
-    a.size = n;
-    a.space_used = 3 * n;
-    a.mtime = NfsTime{static_cast<std::int64_t>(n * 1000 + 7)};
-    a.ctime = NfsTime{static_cast<std::int64_t>(n)};
-    a.atime = NfsTime{static_cast<std::int64_t>(n)};
-    a.valid = kAttrsAll;
-    return a;
-}
+using versioned::encode;
 
 void update(AttrCache& cache, FileId file, std::uint64_t n) {
     const std::array<WccReport, 2> r{WccReport{kM0, encode(n)}, WccReport{kM1, encode(n)}};
@@ -157,8 +148,7 @@ void readers_through_anchors_never_see_torn_or_older_snapshots(void**) {
             if (!m || m->data_files == 0)
                 continue;
             const DsAttrs& a = m->attrs;
-            out.torn += a.mtime.ns != static_cast<std::int64_t>(a.size * 1000 + 7) ||
-                        a.ctime.ns != static_cast<std::int64_t>(a.size);
+            out.torn += !versioned::consistent(a);
             // Versions only grow: a forgotten file comes back at a higher one.
             out.backwards += a.size < last[f];
             last[f] = a.size;
