@@ -230,7 +230,7 @@ void granted_segment(void* seg_data, layoutiomode4 io_mode, void* arg) {
     // Segments come oldest first: the last one names the data files as the client holds
     // them now.
     (*out)->client = grant->client;
-    (*out)->files = grant->files;
+    (*out)->files = &grant->files;
 }
 
 } // namespace

@@ -72,7 +72,9 @@ void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_i
 struct GrantedLayout {
     bool read_write = false;  // some segment has iomode LAYOUTIOMODE4_RW
     std::uint64_t client = 0; // clientid4 of the holder (0: unknown)
-    mds::DataFileMap files;   // as the most recent segment named them
+    // As the most recent segment named them: its grant's, not a copy, so valid only while
+    // the caller holds the layout state's lock (ff_layout_state_lock).
+    const mds::DataFileMap* files = nullptr;
 };
 std::optional<GrantedLayout> granted_layout(struct state_t* layout_state) noexcept;
 

@@ -30,8 +30,10 @@
 #include "pnfs/xdr/wcc_entries.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
+#include <memory_resource>
 #include <string>
 #include <vector>
 
@@ -163,12 +165,16 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
                     exp->label().c_str(), obj_hdl->fileid, len);
             return NFS4ERR_BADXDR;
         }
-        const std::vector<BodyEntry> entries = entries_of(decoded.body);
+        // The entries and their decoded values live in an arena on this frame for bodies of
+        // a few mirrors (what clients send); larger ones spill to the heap.
+        std::array<std::byte, 4096> arena_bytes;
+        std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
+        const std::pmr::vector<BodyEntry> entries = entries_of(decoded.body, &arena);
 
         // Values and owner strings, before any lock: a body's worth of idmapper lookups must
         // not hold up the file's other state operations.
         OwnerMap owners(idmapper_lookup);
-        const Validation validated = validate_entries(entries, table1_decoder(owners));
+        const Validation validated = validate_entries(entries, table1_decoder(owners), &arena);
         counters.add(WccCounters::kOwnerLookups, owners.lookups());
         counters.add(WccCounters::kOwnersUnknown, owners.unknown());
         if (owners.unknown() != 0)
@@ -209,7 +215,7 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
             // set the size or times (RFC 8435 section 2.2: the MDS revoked its access). Its
             // stateid is still valid, and RFC 9766 section 3.4.1 expects exactly this report
             // after the data servers answered NFS4ERR_ACCESS: OK, nothing applied.
-            if (granted && map && layout_fenced(granted->files, *map)) {
+            if (granted && map && layout_fenced(*granted->files, *map)) {
                 counters.add(WccCounters::kOps);
                 counters.add(WccCounters::kOpsFenced);
                 LogInfo(COMPONENT_PNFS,
@@ -223,8 +229,8 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
                                               : LayoutAuthority::Read;
             if (!map)
                 counters.add(WccCounters::kOpsNoDataFiles);
-            out = apply_layout_wcc(exp->cache(), files, granted ? &granted->files : nullptr,
-                                   entries, validated, authority, policy, exp->repairs(), counters);
+            out = apply_layout_wcc(exp->cache(), files, granted ? granted->files : nullptr, entries,
+                                   validated, authority, policy, exp->repairs(), counters);
         }
 
         if (out.status != BodyStatus::Ok) {

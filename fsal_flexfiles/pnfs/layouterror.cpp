@@ -20,12 +20,11 @@
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "handle.hpp"
+#include "model/enum_bits.hpp"
 #include "pnfs/context.hpp"
 #include "pnfs/layout_ops.hpp"
 #include "pnfs/mds_access.hpp"
 #include "pnfs/xdr/ff_xdr.hpp"
-
-#include "model/enum_bits.hpp"
 
 #ifdef FSAL_OBJ_OPS_HAS_LAYOUTERROR
 
@@ -64,7 +63,7 @@ nfsstat4 layouterror(fsal_obj_handle* obj_hdl, state_t* layout_state,
 
         std::optional<HeldLayout> held;
         if (auto granted = granted_layout(layout_state))
-            held = HeldLayout{granted->client, std::move(granted->files), granted->read_write};
+            held = HeldLayout{granted->client, *granted->files, granted->read_write};
         apply_ds_error(*exp, *handle, state, held ? &*held : nullptr, err, "LAYOUTERROR");
         return NFS4_OK;
     } catch (const std::bad_alloc&) {

@@ -11,14 +11,13 @@
 // Invariants: a body that does not decode, or whose validation fails, changes nothing in
 // the cache; a body that decodes encodes back to a body that decodes to the same entries;
 // owner lookups stay within the per-body bound.
-#include "fuzz_support.hpp"
-#include "wcc_seeds.hpp"
-
 #include "cache/attr_cache.hpp"
 #include "cache/owner_map.hpp"
 #include "cache/wcc_apply.hpp"
 #include "cache/wcc_counters.hpp"
+#include "fuzz_support.hpp"
 #include "pnfs/xdr/wcc_entries.hpp"
+#include "wcc_seeds.hpp"
 
 #include <memory>
 #include <optional>
@@ -52,7 +51,7 @@ std::vector<std::uint64_t> fingerprint(const AttrCache& cache, FileId file) {
     return out;
 }
 
-bool same_entries(const std::vector<BodyEntry>& a, const std::vector<BodyEntry>& b) {
+bool same_entries(std::span<const BodyEntry> a, std::span<const BodyEntry> b) {
     if (a.size() != b.size())
         return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -110,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     DecodedBody decoded;
     if (!decoded.decode(reinterpret_cast<const char*>(body.data()), body.size()))
         return 0; // refused before anything was looked at
-    const std::vector<BodyEntry> entries = entries_of(decoded.body);
+    const std::pmr::vector<BodyEntry> entries = entries_of(decoded.body);
 
     // Round trip: what decoded encodes back, and that decodes to the same entries.
     {
@@ -126,7 +125,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     OwnerMap owners(stand_in_idmapper);
     const Validation validated = validate_entries(entries, table1_decoder(owners));
     FUZZ_CHECK(kTarget, owners.lookups() <= kMaxOwnerLookupsPerBody);
-    FUZZ_CHECK(kTarget, validated.status != BodyStatus::Ok || validated.attrs.size() == entries.size());
+    FUZZ_CHECK(kTarget,
+               validated.status != BodyStatus::Ok || validated.attrs.size() == entries.size());
 
     // A record the body may change: mirror 0 as the MDS's own GETATTR saw it.
     DsAttrs known;

@@ -2,6 +2,8 @@
 #include "cache/wcc_apply.hpp"
 
 #include <algorithm>
+#include <array>
+#include <memory_resource>
 #include <string>
 
 namespace flexfiles::wcc {
@@ -67,7 +69,11 @@ ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
         return out;
     }
 
-    Resolution r = resolve_entries(map, entries, v.attrs, layout);
+    // The per-entry bookkeeping below lives on this frame for bodies of a few mirrors (what
+    // clients send); larger ones spill to the heap.
+    std::array<std::byte, 2048> scratch_bytes;
+    std::pmr::monotonic_buffer_resource scratch(scratch_bytes.data(), scratch_bytes.size());
+    Resolution r = resolve_entries(map, entries, v.attrs, layout, &scratch);
     out.empty = r.empty;
     out.unmatched = r.unmatched;
     counters.add(WccCounters::kEntriesEmpty, r.empty);
@@ -80,9 +86,9 @@ ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
     }
 
     // Entries naming a mirror that is stale now never reach the cache.
-    std::vector<Outcome> outcome(r.reports.size(), Outcome::IgnoredUnmatched);
-    std::vector<WccReport> to_apply;
-    std::vector<std::size_t> report_of; // to_apply[j] is r.reports[report_of[j]]
+    std::pmr::vector<Outcome> outcome(r.reports.size(), Outcome::IgnoredUnmatched, &scratch);
+    std::pmr::vector<WccReport> to_apply(&scratch);
+    std::pmr::vector<std::size_t> report_of(&scratch); // to_apply[j] is r.reports[report_of[j]]
     to_apply.reserve(r.reports.size());
     report_of.reserve(r.reports.size());
     for (std::size_t i = 0; i < r.reports.size(); ++i) {
@@ -99,7 +105,7 @@ ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
     if (!to_apply.empty()) {
         const Iomode io =
             authority == LayoutAuthority::ReadWrite ? Iomode::ReadWrite : Iomode::Read;
-        std::vector<Outcome> applied(to_apply.size(), Outcome::IgnoredUnmatched);
+        std::pmr::vector<Outcome> applied(to_apply.size(), Outcome::IgnoredUnmatched, &scratch);
         out.cache = cache.apply_wcc(map.file_id, io, to_apply, applied, now_ns, policy.limits);
         for (std::size_t j = 0; j < applied.size(); ++j) {
             outcome[report_of[j]] = applied[j];

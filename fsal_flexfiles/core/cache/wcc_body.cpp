@@ -26,8 +26,9 @@ bool attrmask_is_table1(const Fattr4View& attrs) {
     return true;
 }
 
-Validation validate_entries(std::span<const BodyEntry> entries, const AttrDecoder& decode) {
-    Validation v;
+Validation validate_entries(std::span<const BodyEntry> entries, const AttrDecoder& decode,
+                            std::pmr::memory_resource* mr) {
+    Validation v{.attrs = std::pmr::vector<DsAttrs>(mr)};
     // Masks first: a request naming an attribute LAYOUT_WCC does not carry is refused
     // whole before any value is looked at.
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -101,8 +102,13 @@ std::optional<std::size_t> match_data_file(const mds::DataFileMap& map, const Bo
 }
 
 Resolution resolve_entries(const mds::DataFileMap& map, std::span<const BodyEntry> entries,
-                           std::span<const DsAttrs> attrs, const mds::DataFileMap* layout) {
-    Resolution r;
+                           std::span<const DsAttrs> attrs, const mds::DataFileMap* layout,
+                           std::pmr::memory_resource* mr) {
+    Resolution r(mr);
+    const std::size_t n = std::min(entries.size(), attrs.size());
+    r.reports.reserve(n);
+    r.entry_of_report.reserve(n);
+    r.data_file_of_report.reserve(n);
     for (std::size_t i = 0; i < entries.size() && i < attrs.size(); ++i) {
         if (entries[i].attributes.empty()) {
             r.empty++;

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory_resource>
 #include <optional>
 #include <span>
 #include <string>
@@ -90,7 +91,7 @@ struct BodyEntry {
     std::uint32_t ds_pos = 0;     // index in ffmw_data_servers, for log lines only
     fleet::DeviceId deviceid{};
     Stateid stateid;
-    std::vector<std::span<const std::uint8_t>> fhs; // ffdsw_fh_vers
+    std::pmr::vector<std::span<const std::uint8_t>> fhs; // ffdsw_fh_vers
     Fattr4View attributes;
 };
 
@@ -111,14 +112,16 @@ using AttrDecoder =
 /// Every entry checked and decoded, in body order.
 struct Validation {
     BodyStatus status = BodyStatus::Ok;
-    std::size_t bad_entry = 0;  // the first entry that failed, when status != Ok
-    std::string why;            // for the log line
-    std::vector<DsAttrs> attrs; // one per entry when Ok (valid == 0 for an empty mask)
+    std::size_t bad_entry = 0;       // the first entry that failed, when status != Ok
+    std::string why;                 // for the log line
+    std::pmr::vector<DsAttrs> attrs; // one per entry when Ok (valid == 0 for an empty mask)
 };
 
 /// Checks the mask of every entry against Table 1, then decodes every value. Stops at the
-/// first failure; nothing is applied anywhere.
-Validation validate_entries(std::span<const BodyEntry> entries, const AttrDecoder& decode);
+/// first failure; nothing is applied anywhere. The vectors of the answer take their memory
+/// from `mr` (LAYOUT_WCC passes a per-operation arena on its stack: no heap on that path).
+Validation validate_entries(std::span<const BodyEntry> entries, const AttrDecoder& decode,
+                            std::pmr::memory_resource* mr = std::pmr::get_default_resource());
 
 /// Index in map.files of the data file the entry's triple names, or nullopt. With
 /// `layout`, only data files the caller's layout names (same deviceid and filehandle) count:
@@ -128,17 +131,20 @@ std::optional<std::size_t> match_data_file(const mds::DataFileMap& map, const Bo
 
 /// What the body amounts to for the cache.
 struct Resolution {
-    std::vector<WccReport> reports;           // the non-empty entries, body order
-    std::vector<std::size_t> entry_of_report; // reports[i] came from entries[entry_of_report[i]]
-    std::vector<std::optional<std::size_t>> data_file_of_report; // index in map.files
+    explicit Resolution(std::pmr::memory_resource* mr = std::pmr::get_default_resource())
+        : reports(mr), entry_of_report(mr), data_file_of_report(mr) {}
+    std::pmr::vector<WccReport> reports;           // the non-empty entries, body order
+    std::pmr::vector<std::size_t> entry_of_report; // reports[i] came from entries[that]
+    std::pmr::vector<std::optional<std::size_t>> data_file_of_report; // index in map.files
     std::uint32_t empty = 0;     // entries with an empty mask (skipped)
     std::uint32_t unmatched = 0; // non-empty entries whose triple named no data file
 };
 
 /// Maps validated entries (attrs from validate_entries) to the file's data files (and their
-/// cache keys, mds::cache_key), restricted to those `layout` names when given.
+/// cache keys, mds::cache_key), restricted to those `layout` names when given. The
+/// answer's vectors take their memory from `mr`.
 Resolution resolve_entries(const mds::DataFileMap& map, std::span<const BodyEntry> entries,
-                           std::span<const DsAttrs> attrs,
-                           const mds::DataFileMap* layout = nullptr);
+                           std::span<const DsAttrs> attrs, const mds::DataFileMap* layout = nullptr,
+                           std::pmr::memory_resource* mr = std::pmr::get_default_resource());
 
 } // namespace flexfiles::wcc

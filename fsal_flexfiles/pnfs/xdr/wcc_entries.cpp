@@ -14,13 +14,17 @@ bool DecodedBody::decode(const char* bytes, std::size_t len) {
     return ff_layout_wcc4_decode(bytes, static_cast<u_int>(len), &body);
 }
 
-std::vector<BodyEntry> entries_of(const ff_layout_wcc4& body) {
-    std::vector<BodyEntry> out;
+std::pmr::vector<BodyEntry> entries_of(const ff_layout_wcc4& body, std::pmr::memory_resource* mr) {
+    std::pmr::vector<BodyEntry> out(mr);
+    std::size_t n = 0;
+    for (u_int m = 0; m < body.fflw_mirrors.fflw_mirrors_len; ++m)
+        n += body.fflw_mirrors.fflw_mirrors_val[m].ffmw_data_servers.ffmw_data_servers_len;
+    out.reserve(n);
     for (u_int m = 0; m < body.fflw_mirrors.fflw_mirrors_len; ++m) {
         const ff_mirror_wcc4& mirror = body.fflw_mirrors.fflw_mirrors_val[m];
         for (u_int d = 0; d < mirror.ffmw_data_servers.ffmw_data_servers_len; ++d) {
             const ff_data_server_wcc4& ds = mirror.ffmw_data_servers.ffmw_data_servers_val[d];
-            BodyEntry e;
+            BodyEntry e{.fhs = std::pmr::vector<std::span<const std::uint8_t>>(mr)};
             e.mirror_pos = m;
             e.ds_pos = d;
             std::copy_n(reinterpret_cast<const std::uint8_t*>(ds.ffdsw_deviceid), e.deviceid.size(),
@@ -28,6 +32,7 @@ std::vector<BodyEntry> entries_of(const ff_layout_wcc4& body) {
             e.stateid.seqid = ds.ffdsw_stateid.seqid;
             std::copy_n(reinterpret_cast<const std::uint8_t*>(ds.ffdsw_stateid.other),
                         e.stateid.other.size(), e.stateid.other.begin());
+            e.fhs.reserve(ds.ffdsw_fh_vers.ffdsw_fh_vers_len);
             for (u_int i = 0; i < ds.ffdsw_fh_vers.ffdsw_fh_vers_len; ++i) {
                 const nfs_fh4& fh = ds.ffdsw_fh_vers.ffdsw_fh_vers_val[i];
                 e.fhs.emplace_back(reinterpret_cast<const std::uint8_t*>(fh.nfs_fh4_val),

@@ -15,6 +15,7 @@ extern "C" {
 #include "cache/wcc_body.hpp"
 
 #include <cstddef>
+#include <memory_resource>
 #include <vector>
 
 namespace flexfiles::wcc {
@@ -31,7 +32,10 @@ struct DecodedBody {
     bool decode(const char* bytes, std::size_t len);
 };
 
-/// One entry per ff_data_server_wcc4, mirror by mirror, in body order.
-std::vector<BodyEntry> entries_of(const ff_layout_wcc4& body);
+/// One entry per ff_data_server_wcc4, mirror by mirror, in body order; the vectors take
+/// their memory from `mr`.
+std::pmr::vector<BodyEntry>
+entries_of(const ff_layout_wcc4& body,
+           std::pmr::memory_resource* mr = std::pmr::get_default_resource());
 
 } // namespace flexfiles::wcc
