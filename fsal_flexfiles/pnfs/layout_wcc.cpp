@@ -263,8 +263,10 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
                     static_cast<long long>(exp->config().wcc_max_ctime_skew.count()),
                     out.stale_mirror);
         // MDCACHE keeps trusting its attributes through LAYOUT_WCC (patch 0004): it is told
-        // what changed, after the state lock is gone (the up-call takes MDCACHE's locks).
-        if (out.cache.applied != 0)
+        // what changed, after the state lock is gone (the up-call takes MDCACHE's locks). A
+        // report that only renewed what the cache held (a client repeating itself) changes
+        // nothing MDCACHE holds or will ask for.
+        if (out.cache.changed != 0)
             push_data_attrs_to_mdcache(*exp, *handle);
         if (!out.repairs.empty())
             send_repairs(*exp, files, out.repairs);

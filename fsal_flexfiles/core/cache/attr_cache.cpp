@@ -209,11 +209,15 @@ WccResult AttrCache::apply_wcc(FileId file, Iomode iomode, std::span<const WccRe
                 Record* rec = d.find(*rep.slot);
                 Record fresh{};
                 fresh.slot = *rep.slot;
+                const Record before = rec ? *rec : fresh;
                 o = apply_to_record(rec ? *rec : fresh, d.barrier.has_value(), rep.attrs, rules,
                                     now_ns, dropped);
                 const bool applied = o == Outcome::Applied || o == Outcome::AppliedPartly;
                 if (applied && rec == nullptr) {
                     d.insert(fresh);
+                }
+                if (applied && (rec == nullptr || !same_but_learned(before, *rec))) {
+                    res.changed++;
                 }
                 changed |= applied;
             }
@@ -346,7 +350,8 @@ std::optional<MergedAttrs> AttrCache::merged(FileId file) const {
 std::optional<MergedAttrs> AttrCache::merged(const CacheAnchor& anchor, FileId file) const {
     {
         ReadSection rs;
-        const auto* s = static_cast<const Snapshot*>(anchor.current_.load(std::memory_order_acquire));
+        const auto* s =
+            static_cast<const Snapshot*>(anchor.current_.load(std::memory_order_acquire));
         // A snapshot already replaced in the table (its writer has not moved the anchor
         // on yet) is not read: a caller that saw its successor through the table must not
         // see it go back. Its link word, on the same cache line, says so.

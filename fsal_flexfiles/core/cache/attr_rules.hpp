@@ -94,6 +94,12 @@ struct Record {
 static_assert(sizeof(Record) == 80, "keep the per-data-file record small");
 static_assert(std::is_trivially_copyable_v<Record>);
 
+/// Whether two records hold the same state: everything but when it was learned.
+inline bool same_but_learned(const Record& a, const Record& b) {
+    return a.attrs == b.attrs && a.floor == b.floor && a.slot == b.slot && a.source == b.source &&
+           a.flags == b.flags;
+}
+
 /// The barrier record's slot: no data file can have it (kMaxIndex).
 inline constexpr DataFileSlot kBarrierSlot{0xFFFF, 0xFFFF};
 

@@ -79,6 +79,7 @@ struct DsAttrs {
     std::uint16_t valid = 0; // AttrBit mask
 
     bool has(std::uint16_t bits) const { return (valid & bits) == bits; }
+    bool operator==(const DsAttrs&) const = default;
 };
 
 /// Where a record's current state was learned.
@@ -116,6 +117,9 @@ struct WccReport {
 /// Per-operation summary of apply_wcc (also added to the cache counters).
 struct WccResult {
     std::uint32_t applied = 0; // Applied + AppliedPartly
+    // Of those, entries that changed what their record holds; the others only renewed when
+    // it was learned (a client repeating its last report): nothing for MDCACHE to hear.
+    std::uint32_t changed = 0;
     std::uint32_t ignored_stale = 0;
     std::uint32_t ignored_unauthorised = 0;
     std::uint32_t ignored_unmatched = 0;

@@ -79,6 +79,24 @@ void ordering_newer_ctime_replaces(void**) {
     assert_true(d->source == Source::Wcc);
 }
 
+void ordering_a_repeated_report_renews_the_record_and_changes_nothing(void**) {
+    AttrCache c;
+    WccResult r = wcc(c, Iomode::ReadWrite, kM0, full(100, 10, 10, 10));
+    assert_int_equal(r.applied, 1);
+    assert_int_equal(r.changed, 1); // a new record
+    r = wcc(c, Iomode::ReadWrite, kM0, full(100, 10, 10, 10), kNow + 5);
+    assert_int_equal(r.applied, 1);
+    assert_int_equal(r.changed, 0); // the same values, learned again
+    assert_int_equal(c.lookup(DataFileKey{kFile, kM0})->learned_ns, kNow + 5);
+    r = wcc(c, Iomode::ReadWrite, kM0, full(100, 10, 10, 11), kNow + 6);
+    assert_int_equal(r.changed, 1); // atime moved
+    r = wcc(c, Iomode::ReadWrite, kM0, full(200, 12, 12, 11), kNow + 7);
+    assert_int_equal(r.changed, 1); // a write
+    r = wcc(c, Iomode::ReadWrite, kM0, full(100, 5, 5, 5), kNow + 8);
+    assert_int_equal(r.applied, 0);
+    assert_int_equal(r.changed, 0); // stale
+}
+
 void ordering_ctime_tie_later_arrival_wins_atime_never_backwards(void**) {
     AttrCache c;
     wcc(c, Iomode::ReadWrite, kM0, full(100, 50, 50, 60, 4096));
@@ -502,6 +520,7 @@ int main() {
         cmocka_unit_test(bounds_read_report_on_an_uncached_file_caches_nothing),
         cmocka_unit_test(ordering_older_ctime_is_ignored_and_counted),
         cmocka_unit_test(ordering_newer_ctime_replaces),
+        cmocka_unit_test(ordering_a_repeated_report_renews_the_record_and_changes_nothing),
         cmocka_unit_test(ordering_ctime_tie_later_arrival_wins_atime_never_backwards),
         cmocka_unit_test(ordering_report_without_ctime_is_invalid),
         cmocka_unit_test(ordering_same_slot_twice_in_one_op_taken_in_order),
