@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -83,6 +84,16 @@ inline unsigned long long number(const std::string& key, const std::string& valu
     } catch (const std::exception&) {
     }
     throw std::invalid_argument(key + " needs a number, not \"" + value + "\"");
+}
+
+// A result file in dir (created if missing); throws when it cannot be written, so that a
+// run never says it wrote what it did not.
+inline std::ofstream output_file(const std::string& dir, const std::string& name) {
+    std::filesystem::create_directories(dir);
+    std::ofstream out(dir + "/" + name);
+    if (!out)
+        throw std::runtime_error("cannot write " + dir + "/" + name);
+    return out;
 }
 
 template <class Parse, class Run> int main_of(int argc, char** argv, Parse parse, Run run) {

@@ -28,10 +28,10 @@
 // to a data server and the MDS probes with NULL, so each one is the MDS's fallback.
 //
 // Writes <out>/e2e.md (Markdown tables), <out>/e2e.dat and <out>/e2e-b.dat (gnuplot).
+#include "bench_support.hpp"
 #include "client/file_ops.hpp"
 #include "client/flex_file.hpp"
 #include "client/session.hpp"
-#include "bench_support.hpp"
 #include "ff_harness/harness.hpp"
 
 #include <algorithm>
@@ -41,6 +41,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <iomanip>
@@ -383,11 +384,90 @@ bool layout_wcc_once(fc::Session& s, const fc::FileHandle& fh, const stateid4& l
     return s.send(c).ok();
 }
 
+// What a writing client reports, one LAYOUT_WCC after another: each body says every data
+// file grew by one byte and its mtime and ctime moved 1 ns on from the last, as a stream of
+// small writes does. (Resending one body would only renew the MDS's record; real reports
+// change it, and that is the cost measured.) The body is encoded once, with marker values
+// that locate the size and the two times of every entry; each report is that body with
+// those fields written in, so that the client's cost per report stays that of a copy.
+class ReportStream {
+public:
+    explicit ReportStream(const fc::FlexLayoutWcc& base) {
+        fc::FlexLayoutWcc marked = base;
+        std::uint64_t k = 0;
+        for (auto& m : marked.mirrors)
+            for (auto& ds : m.data_servers) {
+                fc::Fattr& a = ds.attrs;
+                if (!a.size || !a.time_metadata || !a.time_modify)
+                    throw std::runtime_error("a report without size and times");
+                entries_.push_back({*a.size, *a.time_metadata, *a.time_modify});
+                a.size = kMarker | k << 8 | 1;
+                a.time_metadata = fc::NfsTime{static_cast<std::int64_t>(kMarker | k << 8 | 2), 0};
+                a.time_modify = fc::NfsTime{static_cast<std::int64_t>(kMarker | k << 8 | 3), 0};
+                ++k;
+            }
+        template_ = fc::encode_flex_layout_wcc(marked);
+        for (std::uint64_t e = 0; e < k; ++e) {
+            entries_[e].size_at = find(kMarker | e << 8 | 1);
+            entries_[e].ctime_at = find(kMarker | e << 8 | 2);
+            entries_[e].mtime_at = find(kMarker | e << 8 | 3);
+        }
+    }
+
+    // Thread-safe: the cell's thread and the keeper report for the same file.
+    std::vector<char> next() {
+        const std::uint64_t n = n_.fetch_add(1) + 1;
+        std::vector<char> body = template_;
+        for (const Entry& e : entries_) {
+            put64(body, e.size_at, e.size + n);
+            put_time(body, e.ctime_at, later(e.ctime, n));
+            put_time(body, e.mtime_at, later(e.mtime, n));
+        }
+        return body;
+    }
+
+private:
+    static constexpr std::uint64_t kMarker = 0x5eed'f1e1'd000'0000ULL;
+    struct Entry {
+        std::uint64_t size;
+        fc::NfsTime ctime, mtime;
+        std::size_t size_at = 0, ctime_at = 0, mtime_at = 0;
+    };
+
+    std::size_t find(std::uint64_t marker) const {
+        std::vector<char> be(8);
+        put64(be, 0, marker);
+        const auto at = std::search(template_.begin(), template_.end(), be.begin(), be.end());
+        if (at == template_.end())
+            throw std::runtime_error("report marker not found in the encoded body");
+        return static_cast<std::size_t>(at - template_.begin());
+    }
+    static void put64(std::vector<char>& b, std::size_t at, std::uint64_t v) {
+        for (int i = 0; i < 8; ++i)
+            b[at + i] = static_cast<char>(v >> (56 - 8 * i));
+    }
+    static void put_time(std::vector<char>& b, std::size_t at, fc::NfsTime t) {
+        put64(b, at, static_cast<std::uint64_t>(t.seconds));
+        for (int i = 0; i < 4; ++i)
+            b[at + 8 + i] = static_cast<char>(t.nseconds >> (24 - 8 * i));
+    }
+    static fc::NfsTime later(fc::NfsTime t, std::uint64_t steps) {
+        const std::uint64_t ns = t.nseconds + steps;
+        return {t.seconds + static_cast<std::int64_t>(ns / 1000000000),
+                static_cast<std::uint32_t>(ns % 1000000000)};
+    }
+
+    std::vector<char> template_;
+    std::vector<Entry> entries_;
+    std::atomic<std::uint64_t> n_{0};
+};
+
 // A client that holds an RW layout on a file and reports to the MDS.
 struct LayoutHolder {
     fc::Session* session = nullptr;
     std::unique_ptr<fc::FlexFile> file;
-    std::vector<char> body; // the last ff_layout_wcc4 sent
+    std::vector<char> body;         // the last ff_layout_wcc4 sent
+    ReportStream* stream = nullptr; // when set, each report is its next body instead
 };
 
 std::unique_ptr<fc::FlexFile> open_with_layout(fc::PnfsClient& pnfs, const std::string& path) {
@@ -444,6 +524,8 @@ private:
                     h.file->write((round % 256) * data.size(), data, fc::nfs3::Stable::file_sync);
                     h.body = h.file->layout_wcc_body();
                 }
+                if (h.stream != nullptr)
+                    h.body = h.stream->next();
                 if (layout_wcc_once(*h.session, h.file->fh(), h.file->layout().stateid, h.body,
                                     false)) {
                     const Clock::time_point now = Clock::now();
@@ -506,7 +588,7 @@ const char* const kCompoundWccGetattr = "wcc+getattr";
 void write_outputs(const Args& args, const Report& rep) {
     const auto& a = rep.a;
     const auto& b = rep.b;
-    std::ofstream md(args.out_dir + "/e2e.md");
+    std::ofstream md = bench::output_file(args.out_dir, "e2e.md");
     const double max_age_s = std::chrono::duration<double>(kWccMaxAge).count();
     const unsigned data_files = rep.files * kMirrors;
 
@@ -568,9 +650,10 @@ void write_outputs(const Args& args, const Report& rep) {
 
     md << "### b. LAYOUT_WCC + GETATTR compounds vs GETATTR-only compounds\n\n"
           "Each session holds an RW layout on its own file and sends SEQUENCE, PUTFH, "
-          "LAYOUT_WCC, GETATTR (the body: both mirrors' Table 1 attributes from the last "
-          "WRITE replies) or SEQUENCE, PUTFH, GETATTR; a keeper re-sends each session's "
-          "LAYOUT_WCC every 250 ms in both cells, so the GETATTR-only cell never falls back "
+          "LAYOUT_WCC, GETATTR (the body: both mirrors' Table 1 attributes, each report "
+          "one byte larger and 1 ns later than the one before, as a writer's stream of "
+          "reports is) or SEQUENCE, PUTFH, GETATTR; a keeper sends each session's next "
+          "report every 250 ms in both cells, so the GETATTR-only cell never falls back "
           "to the data servers (longest gap between two answered keeper reports: "
        << fmt(rep.keeper_b_max_gap.count() / 1000.0, 1) << " ms).\n\n";
     md << "| sessions | GETATTR-only /s | p50 us | p99 us | LAYOUT_WCC+GETATTR /s | p50 us | "
@@ -704,7 +787,7 @@ void write_outputs(const Args& args, const Report& rep) {
            << " us | " << (wcc_us <= 5.0 ? "yes" : "no") << " | |\n";
     }
 
-    std::ofstream dat(args.out_dir + "/e2e.dat");
+    std::ofstream dat = bench::output_file(args.out_dir, "e2e.dat");
     dat << "# sessions wcc_ops nowcc_ops floor_ops vfs_ops wcc_p50 nowcc_p50 floor_p50 vfs_p50 "
            "wcc_p99 nowcc_p99 floor_p99 vfs_p99\n";
     for (unsigned n : args.sessions) {
@@ -717,7 +800,7 @@ void write_outputs(const Args& args, const Report& rep) {
             dat << ' ' << fmt(a.at(k).at(n).p99_us, 1);
         dat << '\n';
     }
-    std::ofstream datb(args.out_dir + "/e2e-b.dat");
+    std::ofstream datb = bench::output_file(args.out_dir, "e2e-b.dat");
     datb << "# sessions getattr_ops wcc_getattr_ops getattr_p50 wcc_getattr_p50\n";
     for (unsigned n : args.sessions)
         datb << n << ' ' << fmt(b.at(kCompoundGetattr).at(n).ops_per_s(), 1) << ' '
@@ -792,9 +875,8 @@ int run(const Args& args) {
             fc::OpenOptions o;
             o.access = OPEN4_SHARE_ACCESS_BOTH;
             o.create = true;
-            fc::OpenFile f =
-                fc::open_path(*writer_session,
-                              std::string(dir) + "/plain-" + key + "-" + std::to_string(k), o);
+            fc::OpenFile f = fc::open_path(
+                *writer_session, std::string(dir) + "/plain-" + key + "-" + std::to_string(k), o);
             fc::write_file(*writer_session, f, 0, initial);
             fhs[key].push_back(f.fh);
             fc::close_file(*writer_session, f);
@@ -848,6 +930,9 @@ int run(const Args& args) {
         std::vector<LayoutHolder*> all;
         for (auto& h : own)
             all.push_back(&h);
+        std::deque<ReportStream> reports; // stable addresses: the holders point at them
+        for (auto& h : own)
+            h.stream = &reports.emplace_back(h.file->layout_wcc());
         Keeper keeper(all, false);
         std::this_thread::sleep_for(kKeeperPeriod * 2);
         for (unsigned n : args.sessions) {
@@ -856,8 +941,8 @@ int run(const Args& args) {
             };
             Op wcc_getattr = [&](unsigned t, std::uint64_t) {
                 const LayoutHolder& h = own[t];
-                return layout_wcc_once(*sessions[t], h.file->fh(), h.file->layout().stateid, h.body,
-                                       true);
+                return layout_wcc_once(*sessions[t], h.file->fh(), h.file->layout().stateid,
+                                       reports[t].next(), true);
             };
             run_cells(cluster, args, n,
                       {{kCompoundGetattr, getattr_only}, {kCompoundWccGetattr, wcc_getattr}},

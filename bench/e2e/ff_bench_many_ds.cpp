@@ -778,7 +778,7 @@ std::string spread(const std::vector<std::size_t>& per_ds, unsigned files, doubl
 
 void write_report(const Args& args, const Layout& layout, const Result& few, const Result& many,
                   std::uint64_t relayed) {
-    std::ofstream md(args.out_dir + "/many-ds.md");
+    std::ofstream md = bench::output_file(args.out_dir, "many-ds.md");
     md << "### f. " << kManyDs << " data servers beside " << kFewDs << "\n\n"
        << "FLEXFILES over VFS, Mirrors = 1, the same ganesha.nfsd and module; start-up timed "
           "with one MDS running, the rest with both side by side, alternating. The data "

@@ -14,10 +14,10 @@
 //   remove   every file REMOVEd through the MDS (the data files queued for the reaper), then
 //            the time until the data servers hold none: the reaper's throughput.
 // Writes <out>/many-files.md.
+#include "bench_support.hpp"
 #include "client/compound.hpp"
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
-#include "bench_support.hpp"
 #include "ff_harness/harness.hpp"
 
 #include <algorithm>
@@ -254,7 +254,7 @@ int run(const Args& args) {
         std::this_thread::sleep_for(std::chrono::seconds(2));
     }
 
-    std::ofstream md(args.out_dir + "/many-files.md");
+    std::ofstream md = bench::output_file(args.out_dir, "many-files.md");
     const double n = static_cast<double>(args.files);
     md << "### e. " << args.files << " files through the MDS\n\n"
        << "FLEXFILES over VFS, Mirrors = 1, 3 data servers, " << args.sessions
@@ -272,15 +272,14 @@ int run(const Args& args) {
        << rss_after / 1024 << " MiB: " << fmt((rss_after - rss_before) * 1024.0 / n, 0)
        << " B per file |\n"
        << "| layout store | " << fmt((db + wal) / 1048576.0, 1) << " MiB (database "
-       << fmt(db / 1048576.0, 1) << ", WAL " << fmt(wal / 1048576.0, 1) << "): "
-       << fmt(static_cast<double>(db + wal) / n, 0) << " B per file |\n"
+       << fmt(db / 1048576.0, 1) << ", WAL " << fmt(wal / 1048576.0, 1)
+       << "): " << fmt(static_cast<double>(db + wal) / n, 0) << " B per file |\n"
        << "| data files per data server |";
     for (std::size_t c : per_ds)
         md << " " << c;
     const auto [lo, hi] = std::minmax_element(per_ds.begin(), per_ds.end());
     const double even = n / static_cast<double>(per_ds.size());
-    md << " (within " << fmt(100.0 * std::max(even - *lo, *hi - even) / even, 1)
-       << "% of even) |\n"
+    md << " (within " << fmt(100.0 * std::max(even - *lo, *hi - even) / even, 1) << "% of even) |\n"
        << "| restart: start to first answered GETATTR | " << fmt(first_answer, 2) << " s |\n"
        << "| MDS RSS after restart | " << rss_restarted / 1024 << " MiB |\n"
        << "| removes | " << fmt(n / remove_s) << " /s (" << fmt(remove_s, 0) << " s) |\n"

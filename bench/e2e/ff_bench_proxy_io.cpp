@@ -16,24 +16,24 @@
 //   4k-u    the same UNSTABLE                                            -> p50 / p99 us
 // and, for write and read, the CPU time the MDS, the data servers and this client spent per
 // MiB (/proc/<pid>/stat, getrusage). Writes <out>/proxy-io.md.
+#include "bench_support.hpp"
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
-#include "bench_support.hpp"
 #include "ff_harness/harness.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
-#include <thread>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace flexfiles::harness;
@@ -236,7 +236,7 @@ int run(const Args& args) {
         }
     session->close();
 
-    std::ofstream md(args.out_dir + "/proxy-io.md");
+    std::ofstream md = bench::output_file(args.out_dir, "proxy-io.md");
     md << "### d. I/O through the MDS (no layout; " << args.rounds << " rounds, medians)\n\n"
        << "One NFSv4.1 session without LAYOUTGET (what an NFSv4.0 client does), the exports "
           "interleaved. Sequential: a "
@@ -261,8 +261,8 @@ int run(const Args& args) {
           "|---|---:|---:|---:|---:|\n";
     for (const std::string dir : {"/m1", "/m2"}) {
         const Figures& f = fig.at(dir);
-        md << "| " << dir << " | " << fmt(median(f.write_mib_s) / median(v.write_mib_s), 2)
-           << " | " << fmt(median(f.read_mib_s) / median(v.read_mib_s), 2) << " | "
+        md << "| " << dir << " | " << fmt(median(f.write_mib_s) / median(v.write_mib_s), 2) << " | "
+           << fmt(median(f.read_mib_s) / median(v.read_mib_s), 2) << " | "
            << fmt(percentile(f.sync_us, 0.5) / percentile(v.sync_us, 0.5), 2) << "x | "
            << fmt(percentile(f.unstable_us, 0.5) / percentile(v.unstable_us, 0.5), 2) << "x |\n";
     }
@@ -283,12 +283,12 @@ int run(const Args& args) {
           "|---|---:|---:|---:|---:|\n";
     for (const auto& [dir, name] : exports)
         for (const bool reading : {false, true}) {
-            const auto& v = reading ? fig.at(dir).read_cpu_ms_per_mib
-                                    : fig.at(dir).write_cpu_ms_per_mib;
+            const auto& v =
+                reading ? fig.at(dir).read_cpu_ms_per_mib : fig.at(dir).write_cpu_ms_per_mib;
             md << "| " << name << ", " << (reading ? "read" : "write") << " | "
                << fmt(median_part(v, &Cpu::mds), 2) << " | " << fmt(median_part(v, &Cpu::ds), 2)
-               << " | " << fmt(median_part(v, &Cpu::client), 2) << " | "
-               << fmt(median_total(v), 2) << " |\n";
+               << " | " << fmt(median_part(v, &Cpu::client), 2) << " | " << fmt(median_total(v), 2)
+               << " |\n";
         }
     {
         // On a machine whose cores the I/O saturates, throughput follows CPU per MiB: the
