@@ -4,7 +4,10 @@
 // its state in the grace period (RECLAIM_COMPLETE sent again), the write finishes, and the
 // file holds every byte afterwards, on both mirrors. Once after a clean stop, once after a
 // crash that catches a LAYOUTCOMMIT in flight: Linux sends that LAYOUTCOMMIT again, with
-// the stateid of the previous instance, after it has reclaimed.
+// the stateid of the previous instance, after it has reclaimed. And once across a
+// failover: the MDS is killed and the standby of its pair, configured alike on the same
+// storage (docs/failover.md), takes over its address; to the client that is a restart.
+#include "failover_support.hpp"
 #include "kernel_test_support.hpp"
 
 #include <csignal>
@@ -14,17 +17,20 @@ using namespace kernel_test;
 
 namespace {
 
-enum class Restart { clean, crash_during_layoutcommit };
+enum class Restart { clean, crash_during_layoutcommit, failover };
 
 void write_across_a_restart(Restart how) {
     ClusterOptions o = kernel_cluster();
     const auto base = o.configure_mds;
-    o.configure_mds = [base](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
+    o.configure_mds = [base, how](ServerOptions& mds, const std::vector<DataServerInfo>& ds) {
         base(mds, ds);
         mds.lease_lifetime = 15;
         mds.grace_period = 20;
+        if (how == Restart::failover)
+            make_failover_member(mds);
     };
     Cluster cluster(o);
+    GaneshaServer* serving = &cluster.mds();
     GaneshaServer& mds = cluster.mds();
     GuestVm vm;
     vm.must(mount_v4(mds, "/mnt"));
@@ -58,11 +64,19 @@ done; echo $(( $(date +%s) - start )) > /tmp/secs) > /tmp/write.log 2>&1; echo $
         std::this_thread::sleep_for(4s);
         ASSERT_TRUE(mds.signal(SIGKILL));
     }
-    mds.restart();
-    observe(Observation() << "MDS restarted in "
-              << std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::steady_clock::now() - restart_at).count()
-              << " ms");
+    Takeover takeover;
+    if (how == Restart::failover) {
+        takeover = fail_over(mds);
+        serving = takeover.standby.get();
+    } else {
+        mds.restart();
+    }
+    observe(Observation() << (how == Restart::failover ? "the standby took over in "
+                                                       : "MDS restarted in ")
+                          << std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::steady_clock::now() - restart_at)
+                                 .count()
+                          << " ms");
 
     ASSERT_TRUE(eventually([&] { return vm.run("test -s /tmp/rc").ok(); }, 300s, 1s))
         << vm.run("cat /tmp/write.log").output;
@@ -75,7 +89,7 @@ done; echo $(( $(date +%s) - start )) > /tmp/secs) > /tmp/write.log 2>&1; echo $
     const auto commits = after["LAYOUTCOMMIT"] - before["LAYOUTCOMMIT"];
     observe(Observation() << "LAYOUTCOMMIT sent: " << commits);
     EXPECT_LT(commits, 100u);
-    EXPECT_FALSE(mds.log_contains("retries a failing operation"))
+    EXPECT_FALSE(serving->log_contains("retries a failing operation"))
         << "the MDS saw a retry storm";
 
     vm.must("sync && echo 3 > /proc/sys/vm/drop_caches");
@@ -83,9 +97,13 @@ done; echo $(( $(date +%s) - start )) > /tmp/secs) > /tmp/write.log 2>&1; echo $
     const std::string want = vm.must("md5sum /tmp/src | cut -c1-32");
     const auto placed = data_files_on_disk(cluster, fileid);
     ASSERT_EQ(placed.size(), 2u);
-    EXPECT_TRUE(eventually([&] {
-        return md5_file(placed[0].path) + "\n" == want && md5_file(placed[1].path) + "\n" == want;
-    }, 60s, 1s)) << "both mirrors hold the file";
+    EXPECT_TRUE(eventually(
+        [&] {
+            return md5_file(placed[0].path) + "\n" == want &&
+                   md5_file(placed[1].path) + "\n" == want;
+        },
+        60s, 1s))
+        << "both mirrors hold the file";
 }
 
 } // namespace
@@ -96,4 +114,8 @@ TEST(KernelMdsRestart, AWriteAcrossAnMdsRestartReclaimsAndCompletes) {
 
 TEST(KernelMdsRestart, ALayoutcommitCaughtInAnMdsCrashEndsAndTheWriteCompletes) {
     write_across_a_restart(Restart::crash_during_layoutcommit);
+}
+
+TEST(KernelMdsRestart, TheStandbyOfAKilledMdsTakesOverAndTheWriteCompletes) {
+    write_across_a_restart(Restart::failover);
 }

@@ -236,6 +236,9 @@ std::string GaneshaServer::render_config() const {
 
 void GaneshaServer::prepare_dirs() {
     fs::create_directories(dir_);
+    if (!options_.recovery_root.empty() && !options_.recovery_root.is_absolute())
+        throw std::invalid_argument(options_.name + ": the recovery root must be absolute: " +
+                                    options_.recovery_root.string());
     fs::create_directories(recovery_root());
     for (const auto& e : options_.exports) {
         if (!e.path.empty() && !e.path.is_absolute())

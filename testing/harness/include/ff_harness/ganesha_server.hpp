@@ -43,6 +43,11 @@ struct ServerOptions {
     std::vector<int> minor_versions{1, 2}; // NFSv4 minor versions, when 4 is on
     std::vector<ExportSpec> exports;
 
+    // RecoveryRoot (absolute); empty means <server dir>/recovery. The FLEXFILES layout
+    // stores default to a folder in it too, so two servers given one recovery root and the
+    // same export paths share everything a failover pair shares.
+    std::filesystem::path recovery_root;
+
     std::optional<unsigned> lease_lifetime; // seconds; Ganesha's default is 60
     std::optional<unsigned> grace_period;   // seconds
     bool graceless = true;                  // no grace period at start (OPENs work at once)
@@ -112,7 +117,9 @@ public:
     std::filesystem::path config_path() const { return dir_ / "ganesha.conf"; }
     std::filesystem::path log_path() const { return dir_ / "ganesha.log"; }
     std::filesystem::path pid_path() const { return dir_ / "ganesha.pid"; }
-    std::filesystem::path recovery_root() const { return dir_ / "recovery"; }
+    std::filesystem::path recovery_root() const {
+        return options_.recovery_root.empty() ? dir_ / "recovery" : options_.recovery_root;
+    }
     // The directory on disk behind an export (absolute).
     std::filesystem::path export_path(std::uint16_t export_id) const;
     std::filesystem::path export_path() const; // the first export's
