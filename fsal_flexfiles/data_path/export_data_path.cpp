@@ -245,10 +245,9 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         }
         wait_for_fleet(exp);
 
-        exp.proxy_ =
-            std::make_unique<ProxyIo>(exp.fleet(), exp.cache_.get(), exp.counters(),
-                                      std::move(sizes), cfg.ds_io_timeout, exp.stale_.get(), log,
-                                      &exp.write_verifier_);
+        exp.proxy_ = std::make_unique<ProxyIo>(exp.fleet(), exp.cache_.get(), exp.counters(),
+                                               std::move(sizes), cfg.ds_io_timeout,
+                                               exp.stale_.get(), log, &exp.write_verifier_);
 
         ReaperSettings reaper;
         reaper.request_timeout = cfg.ds_io_timeout;
@@ -272,6 +271,18 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         fence_retry.request_timeout = cfg.ds_io_timeout;
         exp.fence_retry_ = std::make_unique<FenceRetrier>(exp.fleet(), fence_retry, log);
         exp.fence_retrier().start();
+        layout::fence_previous_rw_layouts(exp);
+        exp.layouts().rw_marks = std::make_unique<layout::RwGrantMarks>(
+            [&exp](const std::vector<layout::RwGrantMarks::Mark>& add,
+                   const std::vector<ObjectKey>& drop, std::string& error) {
+                std::vector<RwGrantMark> marks;
+                marks.reserve(add.size());
+                for (const auto& m : add)
+                    marks.push_back(RwGrantMark{m.key, m.file_id});
+                const StoreStatus st = exp.store().update_rw_grants(marks, drop);
+                error = st.error;
+                return st.ok();
+            });
         return fsalstat(ERR_FSAL_NO_ERROR, 0);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_FSAL, "%s: cannot start the data path: %s; export refused",
@@ -311,6 +322,13 @@ void close_data_path(Export& exp) noexcept {
     exp.fleet_.reset();
     exp.cache_.reset();
     exp.stale_.reset();
+    if (auto& marks = exp.layouts().rw_marks) {
+        std::string error;
+        if (!marks->flush(error))
+            LogWarn(COMPONENT_FSAL, "%s: %s: the next start fences files it need not",
+                    exp.label().c_str(), error.c_str());
+        marks.reset();
+    }
     exp.store_.reset();
 }
 

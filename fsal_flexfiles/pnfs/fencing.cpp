@@ -52,6 +52,13 @@
 // grant leaves the registry, counted (layout.revoke_fencings) and logged at EVENT; the
 // file's other layouts, all carrying the old owner, are recalled. A layout fenced already
 // (recalled after a conflicting open, then revoked) is not fenced again.
+//
+// Layouts of the previous instance. Grants live in memory, so the files they were on are
+// marked in the layout store before an RW layout goes out (layout/rw_grant_marks.hpp).
+// When the data path opens (a restart, or the standby of a failover pair taking over),
+// every marked file is fenced before any client is served: a client of the previous
+// instance that keeps writing through its layout gets NFS3ERR_ACCES. After a clean stop
+// Ganesha has revoked (and fenced) every layout and the marks are gone.
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "handle.hpp"
@@ -60,6 +67,7 @@
 #include "pnfs/context.hpp"
 #include "pnfs/layout_ops.hpp"
 #include "pnfs/mds_access.hpp"
+#include "store/layout_store.hpp"
 
 #include <chrono>
 #include <future>
@@ -316,6 +324,92 @@ void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_i
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": layout recall failed: %s", file_id,
                 e.what());
+    }
+}
+
+void fence_previous_rw_layouts(Export& exp) noexcept {
+    try {
+        mds::LayoutStore& store = exp.store();
+        const auto marks = store.rw_grants();
+        if (!marks.ok()) {
+            LogCrit(COMPONENT_PNFS, "%s: %s: layouts of the previous instance are not fenced",
+                    exp.label().c_str(), marks.status.error.c_str());
+            return;
+        }
+        if (marks.value.empty())
+            return;
+        const config::ExportConfig& cfg = exp.settings;
+        fleet::Fleet* fleet = mds_access::fleet(exp);
+        mds::FenceRetrier* retrier = mds_access::fence_retrier(exp);
+        ExportLayouts& state = exp.layouts();
+        const fleet::Deadline deadline = fleet::deadline_in(kFenceTimeout);
+        // Every data file of every marked file at once: a start after a crash with many
+        // writers must not take a fence timeout per file.
+        struct Fence {
+            const mds::RwGrantMark* mark;
+            mds::DataFileMap next;
+            std::vector<std::future<fleet::DsResult<fleet::SetattrResult>>> pending;
+        };
+        std::vector<Fence> fences;
+        std::vector<mds::ObjectKey> done;
+        for (const mds::RwGrantMark& m : marks.value) {
+            const auto map = store.get(m.key);
+            done.push_back(m.key);
+            if (!map.ok() || !map.value || map.value->files.empty())
+                continue; // removed since: its data files are in the reaper's queue
+            Fence f{&m, *map.value, {}};
+            f.pending.resize(f.next.files.size());
+            for (std::size_t i = 0; i < f.next.files.size(); i++) {
+                mds::DataFile& df = f.next.files[i];
+                df.fencing_uid =
+                    next_fencing_id(df.fencing_uid, cfg.fencing_uids.min, cfg.fencing_uids.max);
+                df.fencing_gid =
+                    next_fencing_id(df.fencing_gid, cfg.fencing_gids.min, cfg.fencing_gids.max);
+                auto ds = fleet != nullptr ? fleet->find(df.ds_id) : nullptr;
+                auto fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
+                if (!ds || !fh)
+                    continue;
+                fleet::SetAttrs attrs;
+                attrs.uid = df.fencing_uid;
+                attrs.gid = df.fencing_gid;
+                attrs.mode = mds::kDataFileMode;
+                f.pending[i] = ds->setattr(*fh, attrs, deadline);
+            }
+            fences.push_back(std::move(f));
+        }
+        unsigned fenced = 0, retrying = 0;
+        for (Fence& f : fences) {
+            for (std::size_t i = 0; i < f.next.files.size(); i++) {
+                const mds::DataFile& df = f.next.files[i];
+                if (f.pending[i].valid() && f.pending[i].get().ok()) {
+                    fenced++;
+                    bump(state.counters.fenced_data_files);
+                    continue;
+                }
+                retrying++;
+                bump(state.counters.fence_failures);
+                if (retrier != nullptr)
+                    retrier->queue(mds::PendingFence{f.next.file_id, df.mirror, df.ds_id, df.fh,
+                                                     df.name, df.fencing_uid, df.fencing_gid});
+            }
+            // No handle exists yet (no client has been served): the store is the map.
+            if (auto st = store.put(f.mark->key, f.next); !st.ok())
+                LogCrit(COMPONENT_PNFS,
+                        "%s file %" PRIu64 ": fenced after the previous instance but could not "
+                        "record the new owner (%s): new layouts carry the old one",
+                        exp.label().c_str(), f.next.file_id, st.error.c_str());
+        }
+        if (auto st = store.update_rw_grants({}, done); !st.ok())
+            LogWarn(COMPONENT_PNFS, "%s: %s: the marks stay, the next start fences again",
+                    exp.label().c_str(), st.error.c_str());
+        bump(state.counters.revoke_fencings, fences.size());
+        LogEvent(COMPONENT_PNFS,
+                 "%s: %zu file(s) were under RW layouts of the previous instance: %u data "
+                 "file(s) fenced (new owner), %u retried in the background",
+                 exp.label().c_str(), fences.size(), fenced, retrying);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "%s: fencing the previous instance's layouts failed: %s",
+                exp.label().c_str(), e.what());
     }
 }
 

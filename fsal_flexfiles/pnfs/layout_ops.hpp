@@ -64,6 +64,11 @@ void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd
 void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
                     std::uint64_t except_client) noexcept;
 
+// When the data path opens, before any client is served: fences every file the layout
+// store marks as under an RW layout of the previous instance (layout/rw_grant_marks.hpp),
+// then drops the marks. Data files whose SETATTR fails are retried in the background.
+void fence_previous_rw_layouts(Export& exp) noexcept;
+
 // What a layout stateid's segments were granted as: for LAYOUT_WCC (layout_wcc.cpp), which resolves
 // the (deviceid, stateid, filehandle) triples of a report against the data files the
 // client's layout names. Call with the object's state lock held (Ganesha holds it around

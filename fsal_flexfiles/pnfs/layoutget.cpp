@@ -195,6 +195,18 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
     res->last_segment = true;
     res->signal_available = false;
 
+    // The next instance of the MDS must be able to fence what this one hands out.
+    if (granted == Iomode::ReadWrite && state.rw_marks) {
+        std::string error;
+        if (!state.rw_marks->granted(handle->key, file, error)) {
+            bump(state.counters.layoutgets_refused);
+            LogWarn(COMPONENT_PNFS,
+                    "%s LAYOUTGET(RW) file %" PRIu64 ": the layout store could not record "
+                    "it (%s): NFS4ERR_LAYOUTTRYLATER",
+                    exp->label().c_str(), file, error.c_str());
+            return NFS4ERR_LAYOUTTRYLATER;
+        }
+    }
     state.grants.add(*grant, &handle->writes_unseen);
     bump(iomode == LAYOUTIOMODE4_RW ? state.counters.layoutgets_rw
                                     : state.counters.layoutgets_read);

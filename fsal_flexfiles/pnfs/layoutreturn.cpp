@@ -38,8 +38,8 @@
 #include "export.hpp"
 #include "fleet/fleet.hpp"
 #include "handle.hpp"
-#include "pnfs/getattr_overlay.hpp"
 #include "pnfs/context.hpp"
+#include "pnfs/getattr_overlay.hpp"
 #include "pnfs/layout_ops.hpp"
 #include "pnfs/mds_access.hpp"
 #include "pnfs/xdr/ff_xdr.hpp"
@@ -271,6 +271,8 @@ nfsstat4 layoutreturn(fsal_obj_handle* obj_hdl, XDR* lrf_body,
             LogWarn(COMPONENT_PNFS,
                     "FLEXFILES LAYOUTRETURN file %" PRIu64 ": grant %" PRIu64 " was not recorded",
                     grant->file, grant->id);
+        if (grant->iomode == Iomode::ReadWrite && state.rw_marks)
+            state.rw_marks->ended(handle->key);
         // Its holder may have written without telling: MDCACHE must not answer from what it
         // holds, so that the next GETATTR reaches the FSAL, which asks the data servers.
         if (grant->iomode == Iomode::ReadWrite &&

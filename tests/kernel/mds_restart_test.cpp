@@ -7,6 +7,8 @@
 // the stateid of the previous instance, after it has reclaimed. And once across a
 // failover: the MDS is killed and the standby of its pair, configured alike on the same
 // storage (docs/failover.md), takes over its address; to the client that is a restart.
+// After a crash (and on the standby) the file's RW layout is fenced before anyone is
+// served, and Linux goes on with a new layout.
 #include "failover_support.hpp"
 #include "kernel_test_support.hpp"
 
@@ -14,6 +16,7 @@
 #include <thread>
 
 using namespace kernel_test;
+using namespace flexfiles::failover_test;
 
 namespace {
 
@@ -89,6 +92,10 @@ done; echo $(( $(date +%s) - start )) > /tmp/secs) > /tmp/write.log 2>&1; echo $
     const auto commits = after["LAYOUTCOMMIT"] - before["LAYOUTCOMMIT"];
     observe(Observation() << "LAYOUTCOMMIT sent: " << commits);
     EXPECT_LT(commits, 100u);
+    // The file's RW layout was out when the MDS went away: after a crash the new instance
+    // fences it before serving (layout/rw_grant_marks.hpp); a clean stop fenced it already.
+    EXPECT_EQ(serving->log_contains("1 file(s) were under RW layouts of the previous instance"),
+              how != Restart::clean);
     EXPECT_FALSE(serving->log_contains("retries a failing operation"))
         << "the MDS saw a retry storm";
 

@@ -1,23 +1,28 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
-// What one FLEXFILES export keeps about the layouts it has granted: the grant registry, the
-// opens that may be granted RW layouts, the layout counters, the clients' error-report
-// budgets, the fencing lock and GETDEVICELIST's cookie verifier. Owned by the
-// export (export.hpp), so two exports never share or see each other's layouts.
+// What one FLEXFILES export keeps about the layouts it has granted: the grant registry,
+// the durable marks of files under RW layouts, the opens that may be granted RW layouts, the layout
+// counters, the clients' error-report budgets, the fencing lock and GETDEVICELIST's cookie
+// verifier. Owned by the export (export.hpp), so two exports never share or see each other's
+// layouts.
 #pragma once
 
 #include "layout/authority.hpp"
 #include "layout/grants.hpp"
 #include "layout/report_limiter.hpp"
+#include "layout/rw_grant_marks.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 
 namespace flexfiles::layout {
 
 struct ExportLayouts {
     GrantRegistry grants;
+    // Files under RW layouts, durable in the layout store (set when the data path opens).
+    std::unique_ptr<RwGrantMarks> rw_marks;
     OpenRegistry opens; // who may be granted an RW layout (layout/authority.hpp)
     Counters counters;
     // Per client: how many data-server error reports may make the MDS probe and log.

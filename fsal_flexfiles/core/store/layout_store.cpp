@@ -21,7 +21,8 @@ namespace {
 //   1  files, data_files, create_intents, pending_removals
 //   2  + stale_mirrors
 //   3  + store_identity (the export's identity, model/naming.hpp; drawn at the upgrade)
-constexpr int kSchemaVersion = 3;
+//   4  + rw_grants (files an RW layout may be out on; fenced at the next start)
+constexpr int kSchemaVersion = 4;
 constexpr int kOldestUpgradable = 1;
 
 constexpr const char* kSchema = R"sql(
@@ -77,6 +78,11 @@ CREATE TABLE IF NOT EXISTS stale_mirrors (
     reason TEXT NOT NULL,
     PRIMARY KEY (key, mirror)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rw_grants (
+    key BLOB PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    since_ms INTEGER NOT NULL
+) WITHOUT ROWID;
 )sql";
 
 // SQLite integers are signed 64-bit: unsigned ids are stored bit for bit.
@@ -94,9 +100,7 @@ std::uint64_t from_db(sqlite3_int64 v) {
 // One prepared statement, finalized whatever happens.
 class Stmt {
 public:
-    Stmt(sqlite3* db, const char* sql) {
-        rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
-    }
+    Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
     ~Stmt() { sqlite3_finalize(stmt_); }
     Stmt(const Stmt&) = delete;
     Stmt& operator=(const Stmt&) = delete;
@@ -628,6 +632,45 @@ StoreResult<std::vector<StaleMirror>> LayoutStore::stale_mirrors() {
     }
     if (rc != SQLITE_DONE)
         out.status = fail("list stale mirrors");
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Files under RW layouts
+
+StoreStatus LayoutStore::update_rw_grants(const std::vector<RwGrantMark>& add,
+                                          const std::vector<ObjectKey>& drop) {
+    if (add.empty() && drop.empty())
+        return {};
+    std::lock_guard lk(mu_);
+    Txn txn(*this);
+    if (!txn.began())
+        return fail("begin a transaction");
+    const std::int64_t now = wall_clock_ms();
+    for (const ObjectKey& key : drop) {
+        Stmt s(db_, "DELETE FROM rw_grants WHERE key = ?");
+        if (!s.bind(1, key).run())
+            return fail("drop an RW-layout mark");
+    }
+    for (const RwGrantMark& m : add) {
+        Stmt s(db_, "INSERT OR IGNORE INTO rw_grants (key, file_id, since_ms) VALUES (?, ?, ?)");
+        if (!s.bind(1, m.key).bind(2, m.file_id).bind_signed(3, now).run())
+            return fail("mark a file as under an RW layout");
+    }
+    if (!txn.commit())
+        return fail("commit RW-layout marks");
+    return {};
+}
+
+StoreResult<std::vector<RwGrantMark>> LayoutStore::rw_grants() {
+    std::lock_guard lk(mu_);
+    StoreResult<std::vector<RwGrantMark>> out;
+    Stmt s(db_, "SELECT key, file_id FROM rw_grants ORDER BY file_id");
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW)
+        out.value.push_back(RwGrantMark{s.blob(0), s.u64(1)});
+    if (rc != SQLITE_DONE)
+        out.status = fail("list RW-layout marks");
     return out;
 }
 

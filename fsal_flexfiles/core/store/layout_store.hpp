@@ -100,6 +100,14 @@ struct StaleMirror {
     bool operator==(const StaleMirror&) const = default;
 };
 
+// A file some client may hold an RW layout on (recorded before the layout goes out).
+struct RwGrantMark {
+    ObjectKey key;
+    std::uint64_t file_id = 0;
+
+    bool operator==(const RwGrantMark&) const = default;
+};
+
 // What the store holds on one data server (for the admin interface).
 struct DataServerUsage {
     std::uint64_t data_files = 0;       // in files' maps
@@ -157,6 +165,14 @@ public:
     StoreStatus clear_stale(const ObjectKey& key, std::uint32_t mirror);
     // Every mark, oldest first. remove_file() drops a file's marks with its map.
     StoreResult<std::vector<StaleMirror>> stale_mirrors();
+
+    // ---- Files under RW layouts ----
+    // Layouts live in the MDS's memory; these marks outlive it, so that the next instance
+    // (a restart, or the standby of a failover pair) can fence what the last one granted.
+    // Drops `drop`, then adds `add` (an existing mark is kept), in one transaction.
+    StoreStatus update_rw_grants(const std::vector<RwGrantMark>& add,
+                                 const std::vector<ObjectKey>& drop);
+    StoreResult<std::vector<RwGrantMark>> rw_grants();
 
     // ---- Creates in progress ----
     // Before a create makes data files on the data servers: what it is about to make.

@@ -9,15 +9,23 @@
 // starts the standby on the address.
 #pragma once
 
-#include "mds_test_support.hpp"
+#include "ff_harness/harness.hpp"
 
 #include <chrono>
+#include <csignal>
+#include <filesystem>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
-namespace mds_test {
+namespace flexfiles::failover_test {
+
+using harness::GaneshaServer;
+using harness::ServerOptions;
+namespace fs = std::filesystem;
 
 inline fs::path shared_storage() {
-    return flexfiles::harness::test_work_dir() / "shared";
+    return harness::test_work_dir() / "shared";
 }
 
 // Makes `mds` a member of the pair: its exports and recovery root on the shared storage.
@@ -57,4 +65,4 @@ inline Takeover fail_over(GaneshaServer& active, const std::string& name = "mds-
     return t;
 }
 
-} // namespace mds_test
+} // namespace flexfiles::failover_test

@@ -86,32 +86,41 @@ TEST_F(LayoutEndSizeMdcacheHolds, AnRwLayoutReturnedWithoutCommitDropsMdcachesAt
 // after the MDS had last asked the data servers is not lost either: until the previous
 // instance's clients can no longer write (grace over and one lease after the start), the
 // MDS treats every file as written behind its back, and it asks once more after that.
-TEST_F(LayoutEndSize, ALayoutOfThePreviousMdsInstanceIsBadlayoutAndItsWritesAreSeen) {
+TEST_F(LayoutEndSize, ALayoutOfThePreviousMdsInstanceIsFencedBadlayoutAndItsWritesAreSeen) {
     auto writer = open_session();
     OpenFile f = create_rw(*writer, "/ff/across-restart");
     const Layout l = must_layoutget(*writer, f.fh, f.stateid, LAYOUTIOMODE4_RW);
     ASSERT_EQ(l.mirrors.size(), 2u);
+    std::vector<const DataServerInfo*> ds;
+    for (const auto& mirror : l.mirrors) {
+        ds.push_back(ds_of(*writer, mirror[0]));
+        ASSERT_NE(ds.back(), nullptr);
+    }
 
-    // A crash: a clean stop fences every RW layout it revokes, a crash leaves them usable.
+    // Written through the layout, never reported (no LAYOUTCOMMIT, no LAYOUT_WCC).
+    const auto data = pattern(100 * 1024, 5);
+    for (std::size_t m = 0; m < l.mirrors.size(); m++) {
+        Nfs3Client c(ds[m]->nfs3_url(), l.mirrors[m][0].creds());
+        ASSERT_EQ(c.write(l.mirrors[m][0].fh_vers[0], 0, data).status, Nfs3Status::ok);
+    }
+
+    // A crash: a clean stop fences every RW layout it revokes; after a crash the new
+    // instance fences what the layout store marks as under an RW layout before it serves.
     ASSERT_TRUE(cluster_->mds().signal(SIGKILL));
     cluster_->mds().restart();
-    auto reader = open_session();
-    EXPECT_EQ(size_of(*reader, f.fh), 0u); // asked of the data servers, now cached
+    EXPECT_TRUE(cluster_->mds().log_contains(
+        "1 file(s) were under RW layouts of the previous instance: 2 data file(s) fenced"));
 
-    // The client has not noticed the restart yet and writes through its layout.
-    const auto data = pattern(100 * 1024, 5);
-    for (const auto& mirror : l.mirrors) {
-        const DataServerInfo* info = ds_of(*reader, mirror[0]);
-        ASSERT_NE(info, nullptr);
-        Nfs3Client ds(info->nfs3_url(), mirror[0].creds());
-        ASSERT_EQ(ds.write(mirror[0].fh_vers[0], 0, data).status, Nfs3Status::ok);
+    // The client has not noticed the restart yet: its next WRITEs are refused.
+    for (std::size_t m = 0; m < l.mirrors.size(); m++) {
+        Nfs3Client c(ds[m]->nfs3_url(), l.mirrors[m][0].creds());
+        EXPECT_EQ(c.write(l.mirrors[m][0].fh_vers[0], 0, data).status, Nfs3Status::acces)
+            << "mirror " << m;
     }
     auto reconnected = open_session();
     EXPECT_EQ(layoutcommit(*reconnected, f.fh, l.stateid, data.size() - 1).status,
               std::optional<std::uint32_t>(NFS4ERR_BADLAYOUT))
         << "a layout stateid of the previous instance";
-
-    std::this_thread::sleep_for(1200ms); // past WCC_Max_Age (1 s by default)
-    EXPECT_EQ(size_of(*reader, f.fh), data.size())
-        << "the MDS served the size it cached before the write through the old layout";
+    // What it wrote before the crash is the file's size.
+    EXPECT_EQ(size_of(*reconnected, f.fh), data.size());
 }

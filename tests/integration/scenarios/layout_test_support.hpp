@@ -14,6 +14,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <gtest/gtest.h>
 #include <memory>
 #include <optional>
@@ -380,12 +381,14 @@ inline std::optional<std::uint32_t> layout_wcc(Session& s, const FileHandle& fh,
 // What a scenario may change in FlexfilesCluster's cluster.
 struct FlexfilesClusterSpec {
     unsigned mirrors = 2;
-    bool with_dbus = false;              // a private bus, for the admin CLI
-    std::vector<unsigned> only;          // data servers listed (empty: all three)
-    std::optional<unsigned> lease;       // the MDS's Lease_Lifetime, seconds
+    bool with_dbus = false;        // a private bus, for the admin CLI
+    std::vector<unsigned> only;    // data servers listed (empty: all three)
+    std::optional<unsigned> lease; // the MDS's Lease_Lifetime, seconds
     // The export's Attr_Expiration_Time: 0 (MDCACHE asks every time) unless a scenario
     // runs the README's recommended configuration (nullopt: Ganesha's default).
     std::optional<int> attr_expiration_time = 0;
+    // Anything else, applied last (e.g. failover_test::make_failover_member).
+    std::function<void(ServerOptions&)> more;
 };
 
 class FlexfilesCluster : public ::testing::Test {
@@ -405,6 +408,8 @@ protected:
             mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
             mds.log_level = "NIV_EVENT";
             mds.lease_lifetime = spec.lease;
+            if (spec.more)
+                spec.more(mds);
         };
         cluster_ = std::make_unique<Cluster>(options);
     }

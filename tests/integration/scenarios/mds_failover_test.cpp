@@ -11,6 +11,7 @@
 // servers; the client writes small files over NFSv3 (FILE_SYNC), so what was acknowledged
 // is exactly what must survive.
 #include "failover_support.hpp"
+#include "mds_test_support.hpp"
 
 #include <atomic>
 #include <csignal>
@@ -18,6 +19,7 @@
 #include <thread>
 
 using namespace mds_test;
+using namespace flexfiles::failover_test;
 
 namespace {
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 // The layout store (fsal_flexfiles/mds/layout_store.hpp): maps round-trip, survive a
 // reopen (an MDS restart), removal is atomic with queueing, create intents are recovered,
-// the removal queue's scheduling, and bad files are refused with a clear error.
+// the removal queue's scheduling, the marks of files under RW layouts survive a reopen,
+// and bad files are refused with a clear error.
 #include "cmocka_cpp.hpp"
 #include "scratch_dir.hpp"
 #include "store/layout_store.hpp"
@@ -256,6 +257,22 @@ void test_removal_queue_scheduling(void**) {
     assert_int_equal(store->cancel_removals(2, "n2").value, 0);
 }
 
+void test_rw_grant_marks_survive_a_reopen(void**) {
+    const std::string path = store_path("rw-grants");
+    {
+        auto store = open_ok(path);
+        assert_true(store->update_rw_grants({{kKeyA, 7}, {kKeyB, 8}}, {}).ok());
+        assert_true(store->update_rw_grants({{kKeyA, 7}}, {kKeyB}).ok()); // A kept, B dropped
+    }
+    auto store = open_ok(path);
+    auto marks = store->rw_grants();
+    assert_true(marks.ok());
+    assert_int_equal(marks.value.size(), 1);
+    assert_true(marks.value[0] == (RwGrantMark{kKeyA, 7}));
+    assert_true(store->update_rw_grants({}, {kKeyA}).ok());
+    assert_true(store->rw_grants().value.empty());
+}
+
 void test_bad_files_are_refused(void**) {
     auto relative = LayoutStore::open("relative/layouts.db");
     assert_false(relative.ok());
@@ -309,6 +326,7 @@ int main() {
         cmocka_unit_test(test_interrupted_create_is_recovered),
         cmocka_unit_test(test_abandoned_create),
         cmocka_unit_test(test_removal_queue_scheduling),
+        cmocka_unit_test(test_rw_grant_marks_survive_a_reopen),
         cmocka_unit_test(test_bad_files_are_refused),
     };
     return cmocka_run_group_tests(tests, nullptr, teardown_all);

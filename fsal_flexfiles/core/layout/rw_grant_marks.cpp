@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+#include "layout/rw_grant_marks.hpp"
+
+namespace flexfiles::layout {
+
+bool RwGrantMarks::granted(const Key& key, std::uint64_t file_id, std::string& error) {
+    std::lock_guard lock(mu_);
+    if (durable_.count(key) != 0) {
+        to_drop_.erase(key); // still needed: the lazy drop must not remove it
+        held_[key]++;
+        return true;
+    }
+    std::vector<Key> drop(to_drop_.begin(), to_drop_.end());
+    if (!persist_({Mark{key, file_id}}, drop, error))
+        return false;
+    for (const Key& k : drop)
+        durable_.erase(k);
+    to_drop_.clear();
+    durable_.insert(key);
+    held_[key]++;
+    return true;
+}
+
+void RwGrantMarks::ended(const Key& key) {
+    std::lock_guard lock(mu_);
+    const auto it = held_.find(key);
+    if (it == held_.end())
+        return;
+    if (--it->second == 0) {
+        held_.erase(it);
+        to_drop_.insert(key);
+    }
+}
+
+bool RwGrantMarks::flush(std::string& error) {
+    std::lock_guard lock(mu_);
+    if (to_drop_.empty())
+        return true;
+    std::vector<Key> drop(to_drop_.begin(), to_drop_.end());
+    if (!persist_({}, drop, error))
+        return false;
+    for (const Key& k : drop)
+        durable_.erase(k);
+    to_drop_.clear();
+    return true;
+}
+
+std::size_t RwGrantMarks::files_held() const {
+    std::lock_guard lock(mu_);
+    return held_.size();
+}
+
+std::size_t RwGrantMarks::drops_pending() const {
+    std::lock_guard lock(mu_);
+    return to_drop_.size();
+}
+
+} // namespace flexfiles::layout

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Which files some client may hold an RW layout on, kept durable for the next instance of
+// the MDS. Layouts live in memory: after a crash, or on the standby of a failover pair,
+// nothing would say which data files clients can still write with credentials the new
+// instance never saw. With these marks it fences those files (new owner on every data
+// file) before it grants a layout (pnfs/fencing.cpp, fence_previous_rw_layouts).
+//
+// A file is marked before its first RW layout goes out (granted() returns once the mark
+// is durable) and unmarked after its last one ended. Unmarking is lazy: the drops ride on
+// the next mark's transaction (or flush()), so a file's RW layout costs one store
+// transaction, not two; a mark left behind only makes the next start fence a file that
+// needed none. Thread-safe: one mutex, held across the store call, so that a mark and a
+// drop of one file never cross.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace flexfiles::layout {
+
+class RwGrantMarks {
+public:
+    using Key = std::vector<std::uint8_t>; // the namespace object's handle key
+    struct Mark {
+        Key key;
+        std::uint64_t file_id = 0;
+    };
+    // Makes `add` durable and drops `drop` in one transaction; false (and `error`) when
+    // nothing changed.
+    using Persist = std::function<bool(const std::vector<Mark>& add, const std::vector<Key>& drop,
+                                       std::string& error)>;
+
+    explicit RwGrantMarks(Persist persist) : persist_(std::move(persist)) {}
+
+    // An RW layout of the file is about to go out. True once the file's mark is durable
+    // (at once when it already was); false when the store failed: the layout must not go
+    // out (error says why).
+    bool granted(const Key& key, std::uint64_t file_id, std::string& error);
+    // One RW layout of the file ended (returned, revoked, or never sent).
+    void ended(const Key& key);
+    // Writes the pending drops now (at a clean stop).
+    bool flush(std::string& error);
+
+    std::size_t files_held() const;    // files with an RW layout out now
+    std::size_t drops_pending() const; // marks to drop with the next transaction
+
+private:
+    Persist persist_;
+    mutable std::mutex mu_;
+    std::map<Key, unsigned> held_; // RW layouts out, per file
+    std::set<Key> durable_;        // marks in the store
+    std::set<Key> to_drop_;        // of those, files with no RW layout out any more
+};
+
+} // namespace flexfiles::layout
