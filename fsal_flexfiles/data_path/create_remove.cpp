@@ -139,7 +139,15 @@ fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) no
         }
 
         auto map = std::make_shared<const DataFileMap>(std::move(made.map));
-        if (auto st = exp.store().put(handle.key, *map); !st.ok()) {
+        // A new file's RW layout usually follows at once (Linux asks for it in the OPEN's
+        // compound): its mark goes with the map, one transaction for both.
+        layout::RwGrantMarks* marks = exp.layouts().rw_marks.get();
+        StoreStatus st;
+        const auto commit = [&](const std::vector<ObjectKey>& drops) {
+            st = exp.store().put(handle.key, *map, marks != nullptr, drops);
+            return st.ok();
+        };
+        if (marks != nullptr ? !marks->with_create(handle.key, commit) : !commit({})) {
             Counters::add(exp.counters().store_errors);
             Counters::add(exp.counters().placement_failures);
             LogCrit(COMPONENT_FSAL, "%s: cannot create %s: %s", exp.label().c_str(), who.c_str(),

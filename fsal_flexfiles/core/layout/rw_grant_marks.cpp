@@ -21,6 +21,20 @@ bool RwGrantMarks::granted(const Key& key, std::uint64_t file_id, std::string& e
     return true;
 }
 
+bool RwGrantMarks::with_create(const Key& key, const CreateCommit& commit) {
+    std::lock_guard lock(mu_);
+    std::vector<Key> drop(to_drop_.begin(), to_drop_.end());
+    if (!commit(drop))
+        return false;
+    for (const Key& k : drop)
+        durable_.erase(k);
+    to_drop_.clear();
+    durable_.insert(key);
+    if (held_.count(key) == 0)
+        to_drop_.insert(key);
+    return true;
+}
+
 void RwGrantMarks::ended(const Key& key) {
     std::lock_guard lock(mu_);
     const auto it = held_.find(key);

@@ -7,8 +7,9 @@
 // file) before it grants a layout (pnfs/fencing.cpp, fence_previous_rw_layouts).
 //
 // A file is marked before its first RW layout goes out (granted() returns once the mark
-// is durable) and unmarked after its last one ended. Unmarking is lazy: the drops ride on
-// the next mark's transaction (or flush()), so a file's RW layout costs one store
+// is durable; a create marks it with its map, with_create()) and unmarked after its last
+// one ended. Unmarking is lazy: the drops ride on the next mark's transaction (or
+// flush()), so a file's RW layout costs one store
 // transaction, not two; a mark left behind only makes the next start fence a file that
 // needed none. Thread-safe: one mutex, held across the store call, so that a mark and a
 // drop of one file never cross.
@@ -42,6 +43,12 @@ public:
     // (at once when it already was); false when the store failed: the layout must not go
     // out (error says why).
     bool granted(const Key& key, std::uint64_t file_id, std::string& error);
+    // A create: `commit` writes the new file's map together with its mark, dropping the
+    // marks in `drops` in the same transaction (its RW layout follows at once, and then
+    // granted() costs no transaction). Until a layout comes, the new mark waits to be
+    // dropped like any other. Returns what commit returned.
+    using CreateCommit = std::function<bool(const std::vector<Key>& drops)>;
+    bool with_create(const Key& key, const CreateCommit& commit);
     // One RW layout of the file ended (returned, revoked, or never sent).
     void ended(const Key& key);
     // Writes the pending drops now (at a clean stop).

@@ -426,7 +426,8 @@ StoreResult<std::optional<DataFileMap>> LayoutStore::get_locked(const ObjectKey&
     return out;
 }
 
-StoreStatus LayoutStore::put(const ObjectKey& key, const DataFileMap& map) {
+StoreStatus LayoutStore::put(const ObjectKey& key, const DataFileMap& map, bool mark_rw,
+                             const std::vector<ObjectKey>& drop_rw) {
     std::lock_guard lk(mu_);
     Txn txn(*this);
     if (!txn.began())
@@ -459,6 +460,16 @@ StoreStatus LayoutStore::put(const ObjectKey& key, const DataFileMap& map) {
     Stmt intents(db_, "DELETE FROM create_intents WHERE key = ?");
     if (!intents.bind(1, key).run())
         return fail("drop a create's intents");
+    for (const ObjectKey& k : drop_rw) {
+        Stmt drop(db_, "DELETE FROM rw_grants WHERE key = ?");
+        if (!drop.bind(1, k).run())
+            return fail("drop an RW-layout mark");
+    }
+    if (mark_rw) {
+        Stmt mark(db_, "INSERT OR IGNORE INTO rw_grants (key, file_id, since_ms) VALUES (?, ?, ?)");
+        if (!mark.bind(1, key).bind(2, map.file_id).bind_signed(3, wall_clock_ms()).run())
+            return fail("mark a file as under an RW layout");
+    }
     if (!txn.commit())
         return fail("commit a file's map");
     return {};

@@ -145,8 +145,12 @@ public:
     // ---- Maps ----
     // The file's map, or std::nullopt when it has none.
     StoreResult<std::optional<DataFileMap>> get(const ObjectKey& key);
-    // Sets the file's map (replacing any) and drops its create intents, atomically.
-    StoreStatus put(const ObjectKey& key, const DataFileMap& map);
+    // Sets the file's map (replacing any) and drops its create intents, atomically; with
+    // mark_rw, also marks the file as under an RW layout and drops the marks of
+    // `drop_rw`, in the same transaction (a create, whose RW layout follows at once: see
+    // update_rw_grants).
+    StoreStatus put(const ObjectKey& key, const DataFileMap& map, bool mark_rw = false,
+                    const std::vector<ObjectKey>& drop_rw = {});
     // Drops the file's map and queues its data files for removal (due now), atomically.
     StoreResult<RemovedFile> remove_file(const ObjectKey& key);
     StoreResult<std::uint64_t> file_count();

@@ -271,6 +271,11 @@ void test_rw_grant_marks_survive_a_reopen(void**) {
     assert_true(marks.value[0] == (RwGrantMark{kKeyA, 7}));
     assert_true(store->update_rw_grants({}, {kKeyA}).ok());
     assert_true(store->rw_grants().value.empty());
+    // A create's map and its mark in one transaction.
+    assert_true(store->put(kKeyB, sample_map(8, 2), /*mark_rw=*/true).ok());
+    marks = store->rw_grants();
+    assert_int_equal(marks.value.size(), 1);
+    assert_true(marks.value[0] == (RwGrantMark{kKeyB, 8}));
 }
 
 void test_bad_files_are_refused(void**) {
