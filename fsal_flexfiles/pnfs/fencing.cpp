@@ -342,71 +342,104 @@ void fence_previous_rw_layouts(Export& exp) noexcept {
         fleet::Fleet* fleet = mds_access::fleet(exp);
         mds::FenceRetrier* retrier = mds_access::fence_retrier(exp);
         ExportLayouts& state = exp.layouts();
-        const fleet::Deadline deadline = fleet::deadline_in(kFenceTimeout);
-        // Every data file of every marked file at once: a start after a crash with many
-        // writers must not take a fence timeout per file.
         struct Fence {
             const mds::RwGrantMark* mark;
             mds::DataFileMap next;
             std::vector<std::future<fleet::DsResult<fleet::SetattrResult>>> pending;
         };
-        std::vector<Fence> fences;
+        std::size_t files = 0;
+        unsigned fenced = 0, retrying = 0, stale = 0;
         std::vector<mds::ObjectKey> done;
-        for (const mds::RwGrantMark& m : marks.value) {
-            const auto map = store.get(m.key);
-            done.push_back(m.key);
-            if (!map.ok() || !map.value || map.value->files.empty())
-                continue; // removed since: its data files are in the reaper's queue
-            Fence f{&m, *map.value, {}};
-            f.pending.resize(f.next.files.size());
-            for (std::size_t i = 0; i < f.next.files.size(); i++) {
-                mds::DataFile& df = f.next.files[i];
-                df.fencing_uid =
-                    next_fencing_id(df.fencing_uid, cfg.fencing_uids.min, cfg.fencing_uids.max);
-                df.fencing_gid =
-                    next_fencing_id(df.fencing_gid, cfg.fencing_gids.min, cfg.fencing_gids.max);
-                auto ds = fleet != nullptr ? fleet->find(df.ds_id) : nullptr;
-                auto fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
-                if (!ds || !fh)
-                    continue;
-                fleet::SetAttrs attrs;
-                attrs.uid = df.fencing_uid;
-                attrs.gid = df.fencing_gid;
-                attrs.mode = mds::kDataFileMode;
-                f.pending[i] = ds->setattr(*fh, attrs, deadline);
-            }
-            fences.push_back(std::move(f));
-        }
-        unsigned fenced = 0, retrying = 0;
-        for (Fence& f : fences) {
-            for (std::size_t i = 0; i < f.next.files.size(); i++) {
-                const mds::DataFile& df = f.next.files[i];
-                if (f.pending[i].valid() && f.pending[i].get().ok()) {
-                    fenced++;
-                    bump(state.counters.fenced_data_files);
-                    continue;
+        // A batch of files at a time, every data file of the batch at once: a start after a
+        // crash with many writers neither takes a fence timeout per file nor sends
+        // thousands of SETATTRs at once.
+        constexpr std::size_t kBatch = 64;
+        for (std::size_t first = 0; first < marks.value.size(); first += kBatch) {
+            const fleet::Deadline deadline = fleet::deadline_in(kFenceTimeout);
+            std::vector<Fence> fences;
+            const std::size_t last = std::min(marks.value.size(), first + kBatch);
+            for (std::size_t k = first; k < last; k++) {
+                const mds::RwGrantMark& m = marks.value[k];
+                done.push_back(m.key);
+                const auto map = store.get(m.key);
+                if (!map.ok() || !map.value || map.value->files.empty())
+                    continue; // removed since: its data files are in the reaper's queue
+                Fence f{&m, *map.value, {}};
+                f.pending.resize(f.next.files.size());
+                for (std::size_t i = 0; i < f.next.files.size(); i++) {
+                    mds::DataFile& df = f.next.files[i];
+                    df.fencing_uid =
+                        next_fencing_id(df.fencing_uid, cfg.fencing_uids.min, cfg.fencing_uids.max);
+                    df.fencing_gid =
+                        next_fencing_id(df.fencing_gid, cfg.fencing_gids.min, cfg.fencing_gids.max);
+                    auto ds = fleet != nullptr ? fleet->find(df.ds_id) : nullptr;
+                    auto fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
+                    if (!ds || !fh)
+                        continue;
+                    fleet::SetAttrs attrs;
+                    attrs.uid = df.fencing_uid;
+                    attrs.gid = df.fencing_gid;
+                    attrs.mode = mds::kDataFileMode;
+                    f.pending[i] = ds->setattr(*fh, attrs, deadline);
                 }
-                retrying++;
-                bump(state.counters.fence_failures);
-                if (retrier != nullptr)
-                    retrier->queue(mds::PendingFence{f.next.file_id, df.mirror, df.ds_id, df.fh,
-                                                     df.name, df.fencing_uid, df.fencing_gid});
+                fences.push_back(std::move(f));
             }
-            // No handle exists yet (no client has been served): the store is the map.
-            if (auto st = store.put(f.mark->key, f.next); !st.ok())
-                LogCrit(COMPONENT_PNFS,
-                        "%s file %" PRIu64 ": fenced after the previous instance but could not "
-                        "record the new owner (%s): new layouts carry the old one",
-                        exp.label().c_str(), f.next.file_id, st.error.c_str());
+            for (Fence& f : fences) {
+                files++;
+                std::vector<std::uint32_t> failed;
+                std::string last_why;
+                for (std::size_t i = 0; i < f.next.files.size(); i++) {
+                    const mds::DataFile& df = f.next.files[i];
+                    std::string why = "data server not in the fleet, or no filehandle";
+                    if (f.pending[i].valid()) {
+                        const auto r = f.pending[i].get();
+                        if (r.ok()) {
+                            fenced++;
+                            bump(state.counters.fenced_data_files);
+                            continue;
+                        }
+                        why = r.status.message;
+                    }
+                    retrying++;
+                    bump(state.counters.fence_failures);
+                    failed.push_back(df.mirror);
+                    last_why = why;
+                    if (retrier != nullptr)
+                        retrier->queue(mds::PendingFence{f.next.file_id, df.mirror, df.ds_id, df.fh,
+                                                         df.name, df.fencing_uid, df.fencing_gid});
+                }
+                // No handle exists yet (no client has been served): the store is the map.
+                if (auto st = store.put(f.mark->key, f.next); !st.ok())
+                    LogCrit(COMPONENT_PNFS,
+                            "%s file %" PRIu64 ": fenced after the previous instance but could "
+                            "not record the new owner (%s): new layouts carry the old one",
+                            exp.label().c_str(), f.next.file_id, st.error.c_str());
+                if (failed.empty() || !exp.stale_)
+                    continue;
+                // As for any fence: the unfenced mirrors may be written by the old layouts.
+                const StalePlan plan =
+                    stale_after_failed_fence(failed, mds_access::stale_mirrors(exp, f.next.file_id),
+                                             static_cast<std::uint32_t>(f.next.files.size()));
+                if (plan.mark.empty())
+                    continue;
+                const auto st = exp.stale_->mark(f.mark->key, f.next.file_id,
+                                                 static_cast<std::uint32_t>(f.next.files.size()),
+                                                 plan.mark, "fence failed: " + last_why, 0);
+                if (st.ok()) {
+                    stale += static_cast<unsigned>(plan.mark.size());
+                    bump(state.counters.fence_stale_marks, plan.mark.size());
+                }
+            }
         }
         if (auto st = store.update_rw_grants({}, done); !st.ok())
             LogWarn(COMPONENT_PNFS, "%s: %s: the marks stay, the next start fences again",
                     exp.label().c_str(), st.error.c_str());
-        bump(state.counters.revoke_fencings, fences.size());
+        bump(state.counters.revoke_fencings, files);
         LogEvent(COMPONENT_PNFS,
                  "%s: %zu file(s) were under RW layouts of the previous instance: %u data "
-                 "file(s) fenced (new owner), %u retried in the background",
-                 exp.label().c_str(), fences.size(), fenced, retrying);
+                 "file(s) fenced (new owner), %u retried in the background (%u mirror(s) "
+                 "marked stale meanwhile)",
+                 exp.label().c_str(), files, fenced, retrying, stale);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "%s: fencing the previous instance's layouts failed: %s",
                 exp.label().c_str(), e.what());

@@ -66,7 +66,8 @@ void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_i
 
 // When the data path opens, before any client is served: fences every file the layout
 // store marks as under an RW layout of the previous instance (layout/rw_grant_marks.hpp),
-// then drops the marks. Data files whose SETATTR fails are retried in the background.
+// then drops the marks. Data files whose SETATTR fails are retried in the background and
+// their mirrors marked stale (unless the last in sync), as for any fence.
 void fence_previous_rw_layouts(Export& exp) noexcept;
 
 // What a layout stateid's segments were granted as: for LAYOUT_WCC (layout_wcc.cpp), which resolves

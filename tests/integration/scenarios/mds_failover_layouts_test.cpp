@@ -132,3 +132,34 @@ TEST_F(MdsFailoverLayouts, RwLayoutsOfTheKilledMdsAreFencedByTheStandbyAndReturn
     for (std::size_t m = 0; m < 2; m++)
         EXPECT_EQ(write_mirror(nds, nl, m, data), Nfs3Status::ok) << "new layout, mirror " << m;
 }
+
+TEST_F(MdsFailoverLayouts, AFenceAStandbyCannotSendIsRetriedAndTheMirrorMarkedStale) {
+    const auto data = pattern(4096, 9);
+    auto a = open_session();
+    OpenFile held = open_path(*a, "/ff/held", rw_create());
+    const Layout hl = must_layoutget(*a, held.fh, held.stateid, LAYOUTIOMODE4_RW);
+    ASSERT_EQ(hl.mirrors.size(), 2u);
+    const auto hds = data_servers(*a, hl);
+    for (std::size_t m = 0; m < 2; m++)
+        ASSERT_EQ(write_mirror(hds, hl, m, data), Nfs3Status::ok) << "mirror " << m;
+
+    // Mirror 0's data server is frozen while the standby starts: its fence cannot land.
+    unsigned frozen = 0;
+    for (unsigned i = 0; i < cluster_->ds_count(); i++)
+        if (cluster_->ds_info()[i].name == hds[0]->name)
+            frozen = i;
+    ASSERT_TRUE(cluster_->ds(frozen).signal(SIGSTOP));
+    Takeover t = fail_over(cluster_->mds());
+    GaneshaServer& standby = *t.standby;
+    EXPECT_TRUE(standby.log_contains("1 file(s) were under RW layouts of the previous instance: "
+                                     "1 data file(s) fenced (new owner), 1 retried in the "
+                                     "background (1 mirror(s) marked stale meanwhile)"))
+        << log_tail(standby);
+    EXPECT_EQ(write_mirror(hds, hl, 1, data), Nfs3Status::acces) << "the mirror fenced at once";
+
+    // Once the data server is back, the retry lands there too.
+    ASSERT_TRUE(cluster_->ds(frozen).signal(SIGCONT));
+    EXPECT_TRUE(
+        eventually([&] { return write_mirror(hds, hl, 0, data) == Nfs3Status::acces; }, 30s))
+        << "the fence of mirror 0 was never retried";
+}
