@@ -70,6 +70,7 @@
 #include "store/layout_store.hpp"
 
 #include <chrono>
+#include <functional>
 #include <future>
 
 namespace flexfiles::layout {
@@ -103,92 +104,110 @@ void recall_issued(void* arg, int status) {
     ff_layout_export_put(task->export_ref);
 }
 
-// Sets the next synthetic owner on every data file and records it in the file's map, for
-// the data files whose SETATTR failed too (the map says what the data servers must
-// enforce; the retry makes them agree). A failed data file's mirror may still be written
-// by the fenced clients: it is marked stale (layout/fence_plan.hpp says when not) and its
-// fence is retried (mds/fence_retry.hpp). Call with state.fence_mu held. Returns the new
-// map and how many data files changed at once.
-std::pair<mds::DataFileMap, unsigned> fence_file(Export& exp, Handle& handle,
-                                                 const mds::DataFileMap& map, ExportLayouts& state,
-                                                 std::uint64_t reporter) {
+using SetattrFuture = std::future<fleet::DsResult<fleet::SetattrResult>>;
+
+// One file's fence on its way: its map with the next owners, and one SETATTR per data file
+// (not valid where the data server or the filehandle is unknown).
+struct FenceInFlight {
+    mds::DataFileMap next;
+    std::vector<SetattrFuture> pending;
+};
+
+// Gives every data file of `map` the next synthetic owner and sends the SETATTRs (all
+// mirrors in parallel), without waiting for them.
+FenceInFlight send_fence(Export& exp, const mds::DataFileMap& map, fleet::Deadline deadline) {
     const config::ExportConfig& cfg = exp.settings;
     fleet::Fleet* fleet = mds_access::fleet(exp);
-    mds::FenceRetrier* retrier = mds_access::fence_retrier(exp);
-    if (retrier != nullptr)
-        retrier->supersede(map.file_id); // an older retry must not land after this fence
-    mds::DataFileMap next = map;
-    const fleet::Deadline deadline = fleet::deadline_in(kFenceTimeout);
-
-    std::vector<std::future<fleet::DsResult<fleet::SetattrResult>>> pending(map.files.size());
-    std::vector<bool> sent(map.files.size(), false);
-    for (std::size_t i = 0; i < map.files.size(); i++) {
-        mds::DataFile& f = next.files[i];
-        f.fencing_uid = next_fencing_id(f.fencing_uid, cfg.fencing_uids.min, cfg.fencing_uids.max);
-        f.fencing_gid = next_fencing_id(f.fencing_gid, cfg.fencing_gids.min, cfg.fencing_gids.max);
-        auto ds = fleet != nullptr ? fleet->find(f.ds_id) : nullptr;
-        auto fh = fleet::DsFh::from_bytes(f.fh.data(), f.fh.size());
+    FenceInFlight f{map, std::vector<SetattrFuture>(map.files.size())};
+    for (std::size_t i = 0; i < f.next.files.size(); i++) {
+        mds::DataFile& df = f.next.files[i];
+        df.fencing_uid =
+            next_fencing_id(df.fencing_uid, cfg.fencing_uids.min, cfg.fencing_uids.max);
+        df.fencing_gid =
+            next_fencing_id(df.fencing_gid, cfg.fencing_gids.min, cfg.fencing_gids.max);
+        auto ds = fleet != nullptr ? fleet->find(df.ds_id) : nullptr;
+        auto fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
         if (!ds || !fh)
             continue;
         fleet::SetAttrs attrs;
-        attrs.uid = f.fencing_uid;
-        attrs.gid = f.fencing_gid;
+        attrs.uid = df.fencing_uid;
+        attrs.gid = df.fencing_gid;
         attrs.mode = mds::kDataFileMode; // and heals a mode changed behind the MDS's back
-        pending[i] = ds->setattr(*fh, attrs, deadline);
-        sent[i] = true;
+        f.pending[i] = ds->setattr(*fh, attrs, deadline);
     }
+    return f;
+}
 
-    unsigned changed = 0;
+struct FenceResult {
+    unsigned changed = 0;      // data files fenced at once
+    unsigned failed = 0;       // data files whose fence is retried in the background
+    unsigned marked_stale = 0; // mirrors marked stale meanwhile
+};
+
+// Waits for a fence's SETATTRs and records the new owners with `record`, for the data
+// files whose SETATTR failed too (the map says what the data servers must enforce; the
+// retry makes them agree). A failed data file's mirror may still be written by the fenced
+// clients: it is marked stale (layout/fence_plan.hpp says when not) and its fence is
+// retried (mds/fence_retry.hpp).
+using RecordMap = std::function<bool(const mds::DataFileMap& next, std::string& error)>;
+FenceResult finish_fence(Export& exp, const mds::ObjectKey& key, FenceInFlight& f,
+                         ExportLayouts& state, std::uint64_t reporter, const RecordMap& record) {
+    mds::FenceRetrier* retrier = mds_access::fence_retrier(exp);
+    const mds::DataFileMap& next = f.next;
+    FenceResult out;
     std::vector<std::uint32_t> failed;
     std::string last_why;
-    for (std::size_t i = 0; i < map.files.size(); i++) {
-        const mds::DataFile& f = next.files[i];
+    for (std::size_t i = 0; i < next.files.size(); i++) {
+        const mds::DataFile& df = next.files[i];
         std::string why = "data server not in the fleet, or no filehandle";
-        if (sent[i]) {
-            const auto r = pending[i].get();
+        if (f.pending[i].valid()) {
+            const auto r = f.pending[i].get();
             if (r.ok()) {
-                changed++;
+                out.changed++;
                 bump(state.counters.fenced_data_files);
                 continue;
             }
             why = r.status.message;
         }
         bump(state.counters.fence_failures);
-        failed.push_back(f.mirror);
+        failed.push_back(df.mirror);
         last_why = why;
         LogWarn(COMPONENT_PNFS,
                 "%s file %" PRIu64 ": could not fence %s (mirror %u) on data server %" PRIu64
                 " (%s): retrying; until then its earlier layouts may still write it there",
-                exp.label().c_str(), map.file_id, f.name.c_str(), f.mirror, f.ds_id, why.c_str());
+                exp.label().c_str(), next.file_id, df.name.c_str(), df.mirror, df.ds_id,
+                why.c_str());
         if (retrier != nullptr)
-            retrier->queue(mds::PendingFence{map.file_id, f.mirror, f.ds_id, f.fh, f.name,
-                                             f.fencing_uid, f.fencing_gid});
+            retrier->queue(mds::PendingFence{next.file_id, df.mirror, df.ds_id, df.fh, df.name,
+                                             df.fencing_uid, df.fencing_gid});
     }
+    out.failed = static_cast<unsigned>(failed.size());
 
     std::string error;
-    if (!mds_access::set_data_files(exp, handle, next, error))
+    if (!record(next, error))
         LogCrit(COMPONENT_PNFS,
                 "%s file %" PRIu64 ": fenced %u data file(s) but could not record their new "
                 "owner (%s): new layouts carry the old one",
-                exp.label().c_str(), map.file_id, changed, error.c_str());
+                exp.label().c_str(), next.file_id, out.changed, error.c_str());
     if (failed.empty())
-        return {std::move(next), changed};
+        return out;
 
     const StalePlan plan =
-        stale_after_failed_fence(failed, mds_access::stale_mirrors(exp, map.file_id),
-                                 static_cast<std::uint32_t>(map.files.size()));
+        stale_after_failed_fence(failed, mds_access::stale_mirrors(exp, next.file_id),
+                                 static_cast<std::uint32_t>(next.files.size()));
     if (!plan.mark.empty()) {
         const std::string reason = "fence failed: " + last_why;
-        if (mds_access::mark_mirrors_stale(exp, handle, plan.mark, reporter, reason, error)) {
+        if (mds_access::mark_mirrors_stale(exp, key, next, plan.mark, reporter, reason, error)) {
+            out.marked_stale = static_cast<unsigned>(plan.mark.size());
             bump(state.counters.fence_stale_marks, plan.mark.size());
             LogWarn(COMPONENT_PNFS,
                     "%s file %" PRIu64 ": %zu mirror(s) not fenced, marked stale until "
                     "resilvered (the fenced client may have written them)",
-                    exp.label().c_str(), map.file_id, plan.mark.size());
+                    exp.label().c_str(), next.file_id, plan.mark.size());
         } else {
             LogCrit(COMPONENT_PNFS,
                     "%s file %" PRIu64 ": %zu mirror(s) not fenced and not marked stale (%s)",
-                    exp.label().c_str(), map.file_id, plan.mark.size(), error.c_str());
+                    exp.label().c_str(), next.file_id, plan.mark.size(), error.c_str());
         }
     }
     if (plan.kept_in_sync) {
@@ -198,9 +217,25 @@ std::pair<mds::DataFileMap, unsigned> fence_file(Export& exp, Handle& handle,
         LogCrit(COMPONENT_PNFS,
                 "%s file %" PRIu64 ": mirror %u is the last in sync and could not be fenced: "
                 "not marked stale; the fenced client may write it until the retry succeeds",
-                exp.label().c_str(), map.file_id, *plan.kept_in_sync);
+                exp.label().c_str(), next.file_id, *plan.kept_in_sync);
     }
-    return {std::move(next), changed};
+    return out;
+}
+
+// Fences one file (send_fence, finish_fence) and records its new owners through the
+// handle. Call with state.fence_mu held. Returns the new map and how many data files
+// changed at once.
+std::pair<mds::DataFileMap, unsigned> fence_file(Export& exp, Handle& handle,
+                                                 const mds::DataFileMap& map, ExportLayouts& state,
+                                                 std::uint64_t reporter) {
+    if (mds::FenceRetrier* retrier = mds_access::fence_retrier(exp))
+        retrier->supersede(map.file_id); // an older retry must not land after this fence
+    FenceInFlight f = send_fence(exp, map, fleet::deadline_in(kFenceTimeout));
+    const FenceResult r = finish_fence(
+        exp, handle.key, f, state, reporter, [&](const mds::DataFileMap& next, std::string& error) {
+            return mds_access::set_data_files(exp, handle, next, error);
+        });
+    return {std::move(f.next), r.changed};
 }
 
 void queue_recall(Export& exp, const mds::ObjectKey& key, std::uint64_t file, std::uint64_t opener,
@@ -338,17 +373,9 @@ void fence_previous_rw_layouts(Export& exp) noexcept {
         }
         if (marks.value.empty())
             return;
-        const config::ExportConfig& cfg = exp.settings;
-        fleet::Fleet* fleet = mds_access::fleet(exp);
-        mds::FenceRetrier* retrier = mds_access::fence_retrier(exp);
         ExportLayouts& state = exp.layouts();
-        struct Fence {
-            const mds::RwGrantMark* mark;
-            mds::DataFileMap next;
-            std::vector<std::future<fleet::DsResult<fleet::SetattrResult>>> pending;
-        };
         std::size_t files = 0;
-        unsigned fenced = 0, retrying = 0, stale = 0;
+        FenceResult total;
         std::vector<mds::ObjectKey> done;
         // A batch of files at a time, every data file of the batch at once: a start after a
         // crash with many writers neither takes a fence timeout per file nor sends
@@ -356,7 +383,7 @@ void fence_previous_rw_layouts(Export& exp) noexcept {
         constexpr std::size_t kBatch = 64;
         for (std::size_t first = 0; first < marks.value.size(); first += kBatch) {
             const fleet::Deadline deadline = fleet::deadline_in(kFenceTimeout);
-            std::vector<Fence> fences;
+            std::vector<std::pair<const mds::RwGrantMark*, FenceInFlight>> fences;
             const std::size_t last = std::min(marks.value.size(), first + kBatch);
             for (std::size_t k = first; k < last; k++) {
                 const mds::RwGrantMark& m = marks.value[k];
@@ -364,71 +391,21 @@ void fence_previous_rw_layouts(Export& exp) noexcept {
                 const auto map = store.get(m.key);
                 if (!map.ok() || !map.value || map.value->files.empty())
                     continue; // removed since: its data files are in the reaper's queue
-                Fence f{&m, *map.value, {}};
-                f.pending.resize(f.next.files.size());
-                for (std::size_t i = 0; i < f.next.files.size(); i++) {
-                    mds::DataFile& df = f.next.files[i];
-                    df.fencing_uid =
-                        next_fencing_id(df.fencing_uid, cfg.fencing_uids.min, cfg.fencing_uids.max);
-                    df.fencing_gid =
-                        next_fencing_id(df.fencing_gid, cfg.fencing_gids.min, cfg.fencing_gids.max);
-                    auto ds = fleet != nullptr ? fleet->find(df.ds_id) : nullptr;
-                    auto fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
-                    if (!ds || !fh)
-                        continue;
-                    fleet::SetAttrs attrs;
-                    attrs.uid = df.fencing_uid;
-                    attrs.gid = df.fencing_gid;
-                    attrs.mode = mds::kDataFileMode;
-                    f.pending[i] = ds->setattr(*fh, attrs, deadline);
-                }
-                fences.push_back(std::move(f));
+                fences.emplace_back(&m, send_fence(exp, *map.value, deadline));
             }
-            for (Fence& f : fences) {
-                files++;
-                std::vector<std::uint32_t> failed;
-                std::string last_why;
-                for (std::size_t i = 0; i < f.next.files.size(); i++) {
-                    const mds::DataFile& df = f.next.files[i];
-                    std::string why = "data server not in the fleet, or no filehandle";
-                    if (f.pending[i].valid()) {
-                        const auto r = f.pending[i].get();
-                        if (r.ok()) {
-                            fenced++;
-                            bump(state.counters.fenced_data_files);
-                            continue;
-                        }
-                        why = r.status.message;
-                    }
-                    retrying++;
-                    bump(state.counters.fence_failures);
-                    failed.push_back(df.mirror);
-                    last_why = why;
-                    if (retrier != nullptr)
-                        retrier->queue(mds::PendingFence{f.next.file_id, df.mirror, df.ds_id, df.fh,
-                                                         df.name, df.fencing_uid, df.fencing_gid});
-                }
+            for (auto& [mark, fence] : fences) {
                 // No handle exists yet (no client has been served): the store is the map.
-                if (auto st = store.put(f.mark->key, f.next); !st.ok())
-                    LogCrit(COMPONENT_PNFS,
-                            "%s file %" PRIu64 ": fenced after the previous instance but could "
-                            "not record the new owner (%s): new layouts carry the old one",
-                            exp.label().c_str(), f.next.file_id, st.error.c_str());
-                if (failed.empty() || !exp.stale_)
-                    continue;
-                // As for any fence: the unfenced mirrors may be written by the old layouts.
-                const StalePlan plan =
-                    stale_after_failed_fence(failed, mds_access::stale_mirrors(exp, f.next.file_id),
-                                             static_cast<std::uint32_t>(f.next.files.size()));
-                if (plan.mark.empty())
-                    continue;
-                const auto st = exp.stale_->mark(f.mark->key, f.next.file_id,
-                                                 static_cast<std::uint32_t>(f.next.files.size()),
-                                                 plan.mark, "fence failed: " + last_why, 0);
-                if (st.ok()) {
-                    stale += static_cast<unsigned>(plan.mark.size());
-                    bump(state.counters.fence_stale_marks, plan.mark.size());
-                }
+                const RecordMap record = [&store, key = &mark->key](const mds::DataFileMap& next,
+                                                                    std::string& error) {
+                    const mds::StoreStatus st = store.put(*key, next);
+                    error = st.error;
+                    return st.ok();
+                };
+                const FenceResult r = finish_fence(exp, mark->key, fence, state, 0, record);
+                files++;
+                total.changed += r.changed;
+                total.failed += r.failed;
+                total.marked_stale += r.marked_stale;
             }
         }
         if (auto st = store.update_rw_grants({}, done); !st.ok())
@@ -439,7 +416,7 @@ void fence_previous_rw_layouts(Export& exp) noexcept {
                  "%s: %zu file(s) were under RW layouts of the previous instance: %u data "
                  "file(s) fenced (new owner), %u retried in the background (%u mirror(s) "
                  "marked stale meanwhile)",
-                 exp.label().c_str(), files, fenced, retrying, stale);
+                 exp.label().c_str(), files, total.changed, total.failed, total.marked_stale);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "%s: fencing the previous instance's layouts failed: %s",
                 exp.label().c_str(), e.what());

@@ -55,15 +55,25 @@ bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::u
 bool mark_mirrors_stale(Export& exp, Handle& handle, const std::vector<std::uint32_t>& mirrors,
                         std::uint64_t reporter, const std::string& reason,
                         std::string& error) noexcept {
+    const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
+    if (!map) {
+        error = "the file has no data files";
+        return false;
+    }
+    return mark_mirrors_stale(exp, handle.key, *map, mirrors, reporter, reason, error);
+}
+
+bool mark_mirrors_stale(Export& exp, const mds::ObjectKey& key, const mds::DataFileMap& map,
+                        const std::vector<std::uint32_t>& mirrors, std::uint64_t reporter,
+                        const std::string& reason, std::string& error) noexcept {
     try {
-        const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
-        if (!exp.stale_ || !map) {
-            error = "the file has no data files";
+        if (!exp.stale_) {
+            error = "the export has no stale-mirror registry";
             return false;
         }
-        const mds::StoreStatus st = exp.stale_->mark(handle.key, map->file_id,
-                                                     static_cast<std::uint32_t>(map->files.size()),
-                                                     mirrors, reason, reporter);
+        const mds::StoreStatus st =
+            exp.stale_->mark(key, map.file_id, static_cast<std::uint32_t>(map.files.size()),
+                             mirrors, reason, reporter);
         error = st.error;
         return st.ok();
     } catch (const std::exception& e) {

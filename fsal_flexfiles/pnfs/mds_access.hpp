@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/data_files.hpp"
+#include "store/layout_store.hpp"
 
 #include <optional>
 #include <string>
@@ -60,6 +61,10 @@ std::vector<std::uint32_t> stale_mirrors(Export& exp, std::uint64_t file_id) noe
 bool mark_mirrors_stale(Export& exp, Handle& handle, const std::vector<std::uint32_t>& mirrors,
                         std::uint64_t reporter, const std::string& reason,
                         std::string& error) noexcept;
+// The same for a file known by its store key and map (no handle: at start).
+bool mark_mirrors_stale(Export& exp, const mds::ObjectKey& key, const mds::DataFileMap& map,
+                        const std::vector<std::uint32_t>& mirrors, std::uint64_t reporter,
+                        const std::string& reason, std::string& error) noexcept;
 
 // Replaces the file's map (in the layout store and wherever the handle keeps it), e.g.
 // with new fencing ids. false with `error` set when it could not be persisted.
