@@ -3,6 +3,16 @@
 
 namespace flexfiles::layout {
 
+bool RwGrantMarks::write_with_drops(const CreateCommit& write) {
+    std::vector<Key> drop(to_drop_.begin(), to_drop_.end());
+    if (!write(drop))
+        return false;
+    for (const Key& k : drop)
+        durable_.erase(k);
+    to_drop_.clear();
+    return true;
+}
+
 bool RwGrantMarks::granted(const Key& key, std::uint64_t file_id, std::string& error) {
     std::lock_guard lock(mu_);
     if (durable_.count(key) != 0) {
@@ -10,12 +20,10 @@ bool RwGrantMarks::granted(const Key& key, std::uint64_t file_id, std::string& e
         held_[key]++;
         return true;
     }
-    std::vector<Key> drop(to_drop_.begin(), to_drop_.end());
-    if (!persist_({Mark{key, file_id}}, drop, error))
+    if (!write_with_drops([&](const std::vector<Key>& drop) {
+            return persist_({Mark{key, file_id}}, drop, error);
+        }))
         return false;
-    for (const Key& k : drop)
-        durable_.erase(k);
-    to_drop_.clear();
     durable_.insert(key);
     held_[key]++;
     return true;
@@ -23,12 +31,8 @@ bool RwGrantMarks::granted(const Key& key, std::uint64_t file_id, std::string& e
 
 bool RwGrantMarks::with_create(const Key& key, const CreateCommit& commit) {
     std::lock_guard lock(mu_);
-    std::vector<Key> drop(to_drop_.begin(), to_drop_.end());
-    if (!commit(drop))
+    if (!write_with_drops(commit))
         return false;
-    for (const Key& k : drop)
-        durable_.erase(k);
-    to_drop_.clear();
     durable_.insert(key);
     if (held_.count(key) == 0)
         to_drop_.insert(key);
@@ -50,13 +54,8 @@ bool RwGrantMarks::flush(std::string& error) {
     std::lock_guard lock(mu_);
     if (to_drop_.empty())
         return true;
-    std::vector<Key> drop(to_drop_.begin(), to_drop_.end());
-    if (!persist_({}, drop, error))
-        return false;
-    for (const Key& k : drop)
-        durable_.erase(k);
-    to_drop_.clear();
-    return true;
+    return write_with_drops(
+        [&](const std::vector<Key>& drop) { return persist_({}, drop, error); });
 }
 
 std::size_t RwGrantMarks::files_held() const {

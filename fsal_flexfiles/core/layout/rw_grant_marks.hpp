@@ -58,6 +58,10 @@ public:
     std::size_t drops_pending() const; // marks to drop with the next transaction
 
 private:
+    // Calls `write` with the marks waiting to be dropped (a transaction that drops them);
+    // on success they are gone. Call with mu_ held.
+    bool write_with_drops(const CreateCommit& write);
+
     Persist persist_;
     mutable std::mutex mu_;
     std::map<Key, unsigned> held_; // RW layouts out, per file

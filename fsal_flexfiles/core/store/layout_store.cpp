@@ -460,15 +460,9 @@ StoreStatus LayoutStore::put(const ObjectKey& key, const DataFileMap& map, bool 
     Stmt intents(db_, "DELETE FROM create_intents WHERE key = ?");
     if (!intents.bind(1, key).run())
         return fail("drop a create's intents");
-    for (const ObjectKey& k : drop_rw) {
-        Stmt drop(db_, "DELETE FROM rw_grants WHERE key = ?");
-        if (!drop.bind(1, k).run())
-            return fail("drop an RW-layout mark");
-    }
     if (mark_rw) {
-        Stmt mark(db_, "INSERT OR IGNORE INTO rw_grants (key, file_id, since_ms) VALUES (?, ?, ?)");
-        if (!mark.bind(1, key).bind(2, map.file_id).bind_signed(3, wall_clock_ms()).run())
-            return fail("mark a file as under an RW layout");
+        if (auto st = write_rw_grants_locked({RwGrantMark{key, map.file_id}}, drop_rw); !st.ok())
+            return st;
     }
     if (!txn.commit())
         return fail("commit a file's map");
@@ -657,19 +651,26 @@ StoreStatus LayoutStore::update_rw_grants(const std::vector<RwGrantMark>& add,
     Txn txn(*this);
     if (!txn.began())
         return fail("begin a transaction");
-    const std::int64_t now = wall_clock_ms();
+    if (auto st = write_rw_grants_locked(add, drop); !st.ok())
+        return st;
+    if (!txn.commit())
+        return fail("commit RW-layout marks");
+    return {};
+}
+
+StoreStatus LayoutStore::write_rw_grants_locked(const std::vector<RwGrantMark>& add,
+                                                const std::vector<ObjectKey>& drop) {
     for (const ObjectKey& key : drop) {
         Stmt s(db_, "DELETE FROM rw_grants WHERE key = ?");
         if (!s.bind(1, key).run())
             return fail("drop an RW-layout mark");
     }
+    const std::int64_t now = wall_clock_ms();
     for (const RwGrantMark& m : add) {
         Stmt s(db_, "INSERT OR IGNORE INTO rw_grants (key, file_id, since_ms) VALUES (?, ?, ?)");
         if (!s.bind(1, m.key).bind(2, m.file_id).bind_signed(3, now).run())
             return fail("mark a file as under an RW layout");
     }
-    if (!txn.commit())
-        return fail("commit RW-layout marks");
     return {};
 }
 

@@ -218,6 +218,9 @@ private:
     StoreStatus fail(const char* what) const;
     std::string why() const;
     StoreStatus queue_locked(std::vector<PendingRemoval>& removals);
+    // Inside a transaction: drops `drop`, then adds `add`.
+    StoreStatus write_rw_grants_locked(const std::vector<RwGrantMark>& add,
+                                       const std::vector<ObjectKey>& drop);
     StoreStatus load_or_create_identity();
 
     const std::string path_;
