@@ -21,6 +21,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
+OpenOptions rw_create() {
+    OpenOptions o;
+    o.access = OPEN4_SHARE_ACCESS_BOTH;
+    o.create = true;
+    return o;
+}
+
 class MdsFailoverLayouts : public FlexfilesCluster {
 protected:
     void SetUp() override {
@@ -47,6 +54,24 @@ protected:
         return out;
     }
 
+    // `path` created with an RW layout from `s`'s MDS, written through on both mirrors.
+    struct WrittenLayout {
+        OpenFile file;
+        Layout layout;
+        std::vector<const DataServerInfo*> ds; // per mirror
+    };
+    WrittenLayout write_through_rw_layout(Session& s, const std::string& path,
+                                          const std::vector<std::uint8_t>& data) {
+        WrittenLayout w{open_path(s, path, rw_create()), {}, {}};
+        w.layout = must_layoutget(s, w.file.fh, w.file.stateid, LAYOUTIOMODE4_RW);
+        EXPECT_EQ(w.layout.mirrors.size(), 2u) << path;
+        w.ds = data_servers(s, w.layout);
+        for (std::size_t m = 0; m < w.layout.mirrors.size(); m++)
+            EXPECT_EQ(write_mirror(w.ds, w.layout, m, data), Nfs3Status::ok)
+                << path << " mirror " << m;
+        return w;
+    }
+
     // NFSv3 WRITE of `data` at 0 to mirror `m` of `l` with `l`'s credentials.
     static Nfs3Status write_mirror(const std::vector<const DataServerInfo*>& ds, const Layout& l,
                                    std::size_t m, const std::vector<std::uint8_t>& data) {
@@ -64,13 +89,6 @@ std::string log_tail(const GaneshaServer& s) {
     return out;
 }
 
-OpenOptions rw_create() {
-    OpenOptions o;
-    o.access = OPEN4_SHARE_ACCESS_BOTH;
-    o.create = true;
-    return o;
-}
-
 } // namespace
 
 TEST_F(MdsFailoverLayouts, RwLayoutsOfTheKilledMdsAreFencedByTheStandbyAndReturnedOnesAreNot) {
@@ -78,20 +96,16 @@ TEST_F(MdsFailoverLayouts, RwLayoutsOfTheKilledMdsAreFencedByTheStandbyAndReturn
     auto a = open_session();
 
     // Held at the kill: an RW layout its client never returns.
-    OpenFile held = open_path(*a, "/ff/held", rw_create());
-    const Layout hl = must_layoutget(*a, held.fh, held.stateid, LAYOUTIOMODE4_RW);
-    ASSERT_EQ(hl.mirrors.size(), 2u);
-    const auto hds = data_servers(*a, hl);
-    for (std::size_t m = 0; m < 2; m++)
-        ASSERT_EQ(write_mirror(hds, hl, m, data), Nfs3Status::ok) << "mirror " << m;
-
+    const WrittenLayout held = write_through_rw_layout(*a, "/ff/held", data);
+    const Layout& hl = held.layout;
+    const auto& hds = held.ds;
     // Returned before the kill.
-    OpenFile done = open_path(*a, "/ff/returned", rw_create());
-    const Layout dl = must_layoutget(*a, done.fh, done.stateid, LAYOUTIOMODE4_RW);
-    const auto dds = data_servers(*a, dl);
-    for (std::size_t m = 0; m < 2; m++)
-        ASSERT_EQ(write_mirror(dds, dl, m, data), Nfs3Status::ok) << "mirror " << m;
-    ASSERT_EQ(layoutreturn(*a, done.fh, dl.stateid).status, std::optional<std::uint32_t>(NFS4_OK));
+    const WrittenLayout done = write_through_rw_layout(*a, "/ff/returned", data);
+    const Layout& dl = done.layout;
+    const auto& dds = done.ds;
+    ASSERT_FALSE(HasFailure());
+    ASSERT_EQ(layoutreturn(*a, done.file.fh, dl.stateid).status,
+              std::optional<std::uint32_t>(NFS4_OK));
     // Its mark is dropped with the next file's (layout/rw_grant_marks.hpp: lazily).
     OpenFile later = open_path(*a, "/ff/later", rw_create());
     must_layoutget(*a, later.fh, later.stateid, LAYOUTIOMODE4_RW);
@@ -136,12 +150,10 @@ TEST_F(MdsFailoverLayouts, RwLayoutsOfTheKilledMdsAreFencedByTheStandbyAndReturn
 TEST_F(MdsFailoverLayouts, AFenceAStandbyCannotSendIsRetriedAndTheMirrorMarkedStale) {
     const auto data = pattern(4096, 9);
     auto a = open_session();
-    OpenFile held = open_path(*a, "/ff/held", rw_create());
-    const Layout hl = must_layoutget(*a, held.fh, held.stateid, LAYOUTIOMODE4_RW);
-    ASSERT_EQ(hl.mirrors.size(), 2u);
-    const auto hds = data_servers(*a, hl);
-    for (std::size_t m = 0; m < 2; m++)
-        ASSERT_EQ(write_mirror(hds, hl, m, data), Nfs3Status::ok) << "mirror " << m;
+    const WrittenLayout held = write_through_rw_layout(*a, "/ff/held", data);
+    const Layout& hl = held.layout;
+    const auto& hds = held.ds;
+    ASSERT_FALSE(HasFailure());
 
     // Mirror 0's data server is frozen while the standby starts: its fence cannot land.
     unsigned frozen = 0;
