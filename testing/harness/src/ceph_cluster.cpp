@@ -2,10 +2,9 @@
 #include "ff_harness/ceph_cluster.hpp"
 
 #include <fstream>
-#include <random>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <uuid/uuid.h>
 
 namespace fs = std::filesystem;
 
@@ -14,28 +13,11 @@ namespace flexfiles::harness {
 namespace {
 
 std::string new_fsid() {
-    std::random_device rd;
-    std::mt19937_64 gen(rd());
-    std::ostringstream s;
-    const char* hex = "0123456789abcdef";
-    for (int i = 0; i < 36; i++) {
-        if (i == 8 || i == 13 || i == 18 || i == 23)
-            s << '-';
-        else
-            s << hex[gen() % 16];
-    }
-    return s.str();
-}
-
-std::string tail_of(const fs::path& log, std::size_t lines) {
-    std::ifstream in(log);
-    std::vector<std::string> all;
-    for (std::string l; std::getline(in, l);)
-        all.push_back(l);
-    std::string out;
-    for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); i++)
-        out += all[i] + "\n";
-    return out;
+    uuid_t id;
+    uuid_generate_random(id);
+    char text[37];
+    uuid_unparse_lower(id, text);
+    return text;
 }
 
 } // namespace
@@ -155,9 +137,11 @@ void CephCluster::step(const std::vector<std::string>& argv, const std::string& 
 
 void CephCluster::fail(const std::string& why) {
     std::string logs;
-    for (const char* name : {"mon.a", "osd.0", "mgr.x", "mds.a"})
-        logs += std::string("--- ") + name + "\n" +
-                tail_of(dir_ / "log" / (std::string(name) + ".log"), 10);
+    for (const char* name : {"mon.a", "osd.0", "mgr.x", "mds.a"}) {
+        logs += std::string("--- ") + name + "\n";
+        for (const auto& line : last_lines(dir_ / "log" / (std::string(name) + ".log"), 10))
+            logs += line + "\n";
+    }
     for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it)
         it->stop(std::chrono::seconds(2));
     throw std::runtime_error("ceph cluster in " + dir_.string() + ": " + why + "\n" + logs);

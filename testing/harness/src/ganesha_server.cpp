@@ -439,13 +439,7 @@ bool GaneshaServer::log_contains(const std::string& text, std::size_t from_offse
 }
 
 std::vector<std::string> GaneshaServer::log_tail(std::size_t lines) const {
-    std::vector<std::string> all;
-    std::istringstream in(log_text());
-    for (std::string line; std::getline(in, line);)
-        all.push_back(line);
-    if (all.size() > lines)
-        all.erase(all.begin(), all.end() - static_cast<std::ptrdiff_t>(lines));
-    return all;
+    return last_lines(log_path(), lines);
 }
 
 std::vector<std::string> GaneshaServer::error_lines(const std::vector<std::string>& ignore) const {

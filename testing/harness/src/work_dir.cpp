@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <set>
 #include <stdexcept>
@@ -35,6 +36,16 @@ std::string setting(const char* env_name, const char* compiled_default) {
 
 fs::path work_root() {
     return fs::path(setting("FF_TEST_WORK_ROOT", FF_TEST_WORK_ROOT));
+}
+
+std::vector<std::string> last_lines(const fs::path& file, std::size_t n) {
+    std::ifstream in(file);
+    std::vector<std::string> all;
+    for (std::string line; std::getline(in, line);)
+        all.push_back(line);
+    if (all.size() > n)
+        all.erase(all.begin(), all.end() - static_cast<std::ptrdiff_t>(n));
+    return all;
 }
 
 void fresh_dir(const fs::path& dir) {

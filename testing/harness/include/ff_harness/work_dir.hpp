@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace flexfiles::harness {
 
@@ -21,6 +22,9 @@ std::filesystem::path test_work_dir();
 
 // Removes `dir` and recreates it empty.
 void fresh_dir(const std::filesystem::path& dir);
+
+// The last `n` lines of a text file (a server's log); empty when it cannot be read.
+std::vector<std::string> last_lines(const std::filesystem::path& file, std::size_t n);
 
 // The value of a path-like setting: $env_name if set, else the compiled-in default.
 std::string setting(const char* env_name, const char* compiled_default);
