@@ -17,6 +17,23 @@ else()
 endif()
 set(FF_PLUGINS_DIR "${CMAKE_BINARY_DIR}/plugins")
 
+# CephFS as a namespace under FLEXFILES (FSAL_CEPH) and the RADOS recovery backends that
+# several MDSs on one CephFS share (rados_cluster): on where Debian's libcephfs-dev and
+# librados-dev are installed (setup-deps installs both); the ceph tests need them.
+find_library(FF_LIBCEPHFS cephfs)
+find_library(FF_LIBRADOS rados)
+if(FF_LIBCEPHFS AND FF_LIBRADOS)
+    set(_ff_ceph_default ON)
+else()
+    set(_ff_ceph_default OFF)
+endif()
+option(FF_WITH_CEPH "Build Ganesha's FSAL_CEPH and RADOS recovery backends" ${_ff_ceph_default})
+if(FF_WITH_CEPH)
+    set(_ff_ceph_args -DUSE_FSAL_CEPH=ON -DUSE_RADOS_RECOV=ON)
+else()
+    set(_ff_ceph_args -DUSE_FSAL_CEPH=OFF -DUSE_RADOS_RECOV=OFF)
+endif()
+
 set(GANESHA_CMAKE_ARGS
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
     -DUSE_SYSTEM_NTIRPC=ON
@@ -26,9 +43,9 @@ set(GANESHA_CMAKE_ARGS
     -DSYSCONFDIR=/etc
     -DUSE_9P=ON
     -DUSE_FSAL_VFS=ON -DUSE_FSAL_MEM=ON -DUSE_FSAL_NULL=ON
-    -DUSE_FSAL_CEPH=OFF -DUSE_FSAL_GLUSTER=OFF -DUSE_FSAL_RGW=OFF -DUSE_FSAL_GPFS=OFF
+    ${_ff_ceph_args} -DUSE_FSAL_GLUSTER=OFF -DUSE_FSAL_RGW=OFF -DUSE_FSAL_GPFS=OFF
     -DUSE_FSAL_LUSTRE=OFF -DUSE_FSAL_LIZARDFS=OFF -DUSE_FSAL_KVSFS=OFF -DUSE_FSAL_XFS=OFF
-    -DUSE_RADOS_RECOV=OFF -DRADOS_URLS=OFF -DUSE_LTTNG=OFF -DUSE_GUI_ADMIN_TOOLS=OFF
+    -DRADOS_URLS=OFF -DUSE_LTTNG=OFF -DUSE_GUI_ADMIN_TOOLS=OFF
     "-DFFWCC_PROTOCOLS_DIR=${PROJECT_SOURCE_DIR}/protocols"
     ${FF_SANITIZE_GANESHA_ARGS})
 
@@ -44,6 +61,8 @@ ExternalProject_Add(ganesha
     BUILD_ALWAYS ON
     INSTALL_COMMAND ""
     BUILD_BYPRODUCTS "${GANESHA_BINARY_DIR}/ganesha.nfsd"
+                     "${GANESHA_BINARY_DIR}/SAL/libganesha_rados_recov.so"
+                     "${GANESHA_BINARY_DIR}/FSAL/FSAL_CEPH/libfsalceph.so"
                      "${GANESHA_BINARY_DIR}/MainNFSD/libganesha_nfsd.so")
 endif()
 
@@ -61,10 +80,14 @@ target_link_libraries(ganesha_headers INTERFACE ntirpc)
 
 # The folder test servers load FSALs from: Ganesha's own modules, and ours built into it.
 file(MAKE_DIRECTORY "${FF_PLUGINS_DIR}")
-foreach(_fsal
-        "FSAL/FSAL_VFS/vfs/libfsalvfs.so"
-        "FSAL/FSAL_MEM/libfsalmem.so"
-        "FSAL/Stackable_FSALs/FSAL_NULL/libfsalnull.so")
+set(_ff_fsals
+    "FSAL/FSAL_VFS/vfs/libfsalvfs.so"
+    "FSAL/FSAL_MEM/libfsalmem.so"
+    "FSAL/Stackable_FSALs/FSAL_NULL/libfsalnull.so")
+if(FF_WITH_CEPH)
+    list(APPEND _ff_fsals "FSAL/FSAL_CEPH/libfsalceph.so")
+endif()
+foreach(_fsal ${_ff_fsals})
     get_filename_component(_name "${_fsal}" NAME)
     file(CREATE_LINK "${GANESHA_BINARY_DIR}/${_fsal}" "${FF_PLUGINS_DIR}/${_name}" SYMBOLIC)
 endforeach()

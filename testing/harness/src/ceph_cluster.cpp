@@ -114,6 +114,14 @@ CommandResult CephCluster::ceph(std::vector<std::string> args,
     return run_command(argv, {}, timeout);
 }
 
+std::string CephCluster::ganesha_block() const {
+    return "CEPH {\n    Ceph_Conf = \"" + conf_.string() + "\";\n}\n";
+}
+
+std::string CephCluster::fsal_block() {
+    return std::string("FSAL { Name = CEPH; Filesystem = \"") + kFsName + "\"; }";
+}
+
 std::vector<pid_t> CephCluster::pids() const {
     std::vector<pid_t> out;
     for (const auto& d : daemons_)

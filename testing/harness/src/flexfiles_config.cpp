@@ -12,7 +12,7 @@ std::string flexfiles_fsal_block(const std::vector<DataServerInfo>& ds,
         out << "Attr_Expiration_Time = " << *options.attr_expiration_time << ";\n    ";
     out << "FSAL {\n"
         << "        Name = FLEXFILES;\n"
-        << "        FSAL { Name = VFS; }\n"
+        << "        " << options.sub_fsal << "\n"
         << "        Mirrors = " << options.mirrors << ";\n";
     auto add = [&](const DataServerInfo& info) {
         out << "        Data_Server {\n"

@@ -244,7 +244,11 @@ void GaneshaServer::prepare_dirs() {
         if (!e.path.empty() && !e.path.is_absolute())
             throw std::invalid_argument(options_.name + ": export " + std::to_string(e.export_id) +
                                         " path must be absolute: " + e.path.string());
-        fs::create_directories(export_path(e.export_id));
+        if (!e.local_path && e.path.empty())
+            throw std::invalid_argument(options_.name + ": export " + std::to_string(e.export_id) +
+                                        " has a path in its FSAL's namespace: it needs one");
+        if (e.local_path)
+            fs::create_directories(export_path(e.export_id));
     }
 }
 

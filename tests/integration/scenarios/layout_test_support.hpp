@@ -387,6 +387,8 @@ struct FlexfilesClusterSpec {
     // The export's Attr_Expiration_Time: 0 (MDCACHE asks every time) unless a scenario
     // runs the README's recommended configuration (nullopt: Ganesha's default).
     std::optional<int> attr_expiration_time = 0;
+    // The namespace's FSAL block (FlexfilesOptions::sub_fsal; VFS unless a scenario says).
+    std::string sub_fsal = FlexfilesOptions{}.sub_fsal;
     // Anything else, applied last (e.g. failover_test::make_failover_member).
     std::function<void(ServerOptions&)> more;
 };
@@ -405,6 +407,7 @@ protected:
             ff.mirrors = spec.mirrors;
             ff.only = spec.only;
             ff.attr_expiration_time = spec.attr_expiration_time;
+            ff.sub_fsal = spec.sub_fsal;
             mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
             mds.log_level = "NIV_EVENT";
             mds.lease_lifetime = spec.lease;

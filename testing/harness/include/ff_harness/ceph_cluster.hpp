@@ -42,6 +42,12 @@ public:
     // How long the start took, to the MDS being active.
     std::chrono::milliseconds startup_time() const { return startup_time_; }
 
+    // Ganesha's CEPH block (top level: the client configuration FSAL_CEPH reads), and the
+    // FSAL block of an export of this cluster's file system (the namespace of a FLEXFILES
+    // export: FlexfilesOptions::sub_fsal).
+    std::string ganesha_block() const;
+    static std::string fsal_block();
+
     // The ceph CLI against this cluster, e.g. ceph({"fs", "status"}).
     CommandResult ceph(std::vector<std::string> args,
                        std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;

@@ -30,6 +30,9 @@ struct FlexfilesOptions {
     // exactly. nullopt leaves Ganesha's default (60 s), what the README recommends for
     // deployments (FLEXFILES lowers it to WCC_Max_Age per regular file).
     std::optional<int> attr_expiration_time = 0;
+    // The namespace's FSAL block, inside the FLEXFILES block (CephCluster::fsal_block() for
+    // a CephFS namespace).
+    std::string sub_fsal = "FSAL { Name = VFS; }";
 };
 
 // [Attr_Expiration_Time = 0;] FSAL { Name = FLEXFILES; FSAL { Name = VFS; } Mirrors = ...;

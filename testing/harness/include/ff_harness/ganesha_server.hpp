@@ -20,6 +20,9 @@ struct ExportSpec {
     std::uint16_t export_id = 1;
     // Absolute directory served (created if missing); empty means <server dir>/export<id>.
     std::filesystem::path path;
+    // false: `path` is a folder of the FSAL's own namespace (e.g. "/" of a CephFS), written
+    // as it is and not created on this machine.
+    bool local_path = true;
     // NFSv4 pseudo path; empty means "/export<id>".
     std::string pseudo;
     // The whole FSAL block, e.g. "FSAL { Name = VFS; }", or a FLEXFILES block with its
