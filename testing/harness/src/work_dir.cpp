@@ -53,13 +53,23 @@ void fresh_dir(const fs::path& dir) {
     fs::create_directories(dir);
 }
 
+// SetUpTestSuite's folder. ctest runs each test in a process of its own, filtered to that
+// one test, and maybe several at once (ctest -j): each process's suite set-up gets the
+// test's name, so that two never share (and wipe) one folder. Run by hand, the suite's.
+static std::string suite_dir_name(const std::string& suite) {
+    const std::string filter = ::testing::GTEST_FLAG(filter);
+    const bool one_test =
+        filter.rfind(suite + ".", 0) == 0 && filter.find_first_of("*?:-") == std::string::npos;
+    return one_test ? filter : suite;
+}
+
 fs::path test_work_dir() {
     std::string name = "adhoc";
     const auto* unit = ::testing::UnitTest::GetInstance();
     if (const auto* info = unit->current_test_info())
         name = std::string(info->test_suite_name()) + "." + info->name();
     else if (const auto* suite = unit->current_test_suite()) // SetUpTestSuite
-        name = suite->name();
+        name = suite_dir_name(suite->name());
     for (char& c : name)
         if (c == '/' || c == ' ')
             c = '_';
@@ -86,6 +96,10 @@ fs::path ganesha_nfsd_binary() {
             return c;
     throw std::runtime_error("ganesha.nfsd not found (tried " + candidates.front().string() +
                              "; set FF_GANESHA_NFSD)");
+}
+
+fs::path ganesha_build_dir() {
+    return setting("FF_GANESHA_BINARY_DIR", FF_GANESHA_BINARY_DIR);
 }
 
 fs::path plugins_dir() {

@@ -33,6 +33,9 @@ std::string setting(const char* env_name, const char* compiled_default);
 // $FF_PLUGINS_DIR override the build-tree defaults). Throw if they do not exist.
 std::filesystem::path ganesha_nfsd_binary();
 std::filesystem::path plugins_dir();
+// Ganesha's build tree (FF_GANESHA_BINARY_DIR): its tools (ganesha-rados-grace) and the
+// RADOS recovery module (SAL/libganesha_rados_recov.so) that ganesha.nfsd loads by name.
+std::filesystem::path ganesha_build_dir();
 
 // Where the harness keeps its machine-wide lock files: $FF_SLOT_LOCK_DIR, else
 // /tmp/ff-harness-slots (shared by every build tree on the machine, on purpose).
