@@ -382,6 +382,17 @@ fsal_status_t create_export(fsal_module* fsal_hdl, void* parse_node, config_erro
         return status;
     }
 
+    fsal_export* sub_export = op_ctx->fsal_export;
+    if (cfg.map_in_namespace &&
+        !sub_export->exp_ops.fs_supports(sub_export, fso_xattr_support)) {
+        LogCrit(COMPONENT_FSAL,
+                "FLEXFILES export %d (%s): Map_In_Namespace needs a sub-FSAL with extended "
+                "attributes and FSAL %s has none; export refused",
+                export_id, path, cfg.sub_fsal.c_str());
+        sub_export->exp_ops.release(sub_export);
+        return fsalstat(ERR_FSAL_INVAL, EINVAL);
+    }
+
     auto* exp = new Export(std::move(cfg));
     ff_gsh_export_stack(op_ctx->fsal_export, exp);
     ff_gsh_export_init(exp);

@@ -36,7 +36,7 @@ std::shared_ptr<const mds::DataFileMap> Handle::data_files() {
     std::lock_guard lk(load_mu_);
     if (map_loaded_.load(std::memory_order_relaxed))
         return map_.get();
-    auto got = exp->store().get(key);
+    auto got = mds::load_map(*exp, sub, key);
     if (!got.ok()) {
         // Not cached: the next call asks the store again.
         mds::DataPathCounters::add(exp->counters().store_errors);
@@ -46,6 +46,8 @@ std::shared_ptr<const mds::DataFileMap> Handle::data_files() {
     }
     if (got.value)
         map_.publish(std::make_shared<const mds::DataFileMap>(std::move(*got.value)));
+    else if (mds::map_in_namespace(*exp))
+        return nullptr; // not cached: another MDS of the namespace may place it any time
     map_loaded_.store(true, std::memory_order_release);
     return map_.get();
 }
@@ -259,6 +261,10 @@ fsal_status_t rename(fsal_obj_handle* obj_hdl, fsal_obj_handle* olddir_hdl, cons
             if (replaced->type != REGULAR_FILE || replaced_key == Handle::of(obj_hdl)->key) {
                 sub_call(exp, [&] { replaced->obj_ops->release(replaced); });
                 replaced = nullptr;
+            } else if (mds::map_in_namespace(*exp)) {
+                // Its map may be on the namespace object only (another MDS placed it): the
+                // store must have it before the object can go, to queue its data files.
+                (void)mds::load_map(*exp, replaced, replaced_key);
             }
         }
     }
@@ -280,6 +286,8 @@ fsal_status_t unlink(fsal_obj_handle* dir_hdl, fsal_obj_handle* obj_hdl,
     Export* exp = current_export();
     fsal_obj_handle* dir = sub_of(dir_hdl);
     Handle* handle = Handle::of(obj_hdl);
+    if (exp != nullptr && obj_hdl->type == REGULAR_FILE && mds::map_in_namespace(*exp))
+        (void)handle->data_files(); // as for rename: into the store before the object goes
     fsal_status_t status =
         sub_call(exp, [&] { return dir->obj_ops->unlink(dir, handle->sub, name); });
     if (!FSAL_IS_ERROR(status) && exp != nullptr && obj_hdl->type == REGULAR_FILE &&

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // Extended attributes, both Ganesha's older by-id/by-name interface and the
-// NFSv4.2 xattr operations (RFC 8276): metadata, so the sub-FSAL's.
+// NFSv4.2 xattr operations (RFC 8276): metadata, so the sub-FSAL's. Except the names
+// under "flexfiles." (model/map_text.hpp): the MDS keeps a file's data-file map there
+// (Map_In_Namespace), so to clients they do not exist and cannot be made or removed.
+// (The older interface is 9P's; FSAL_CEPH, the sub-FSAL with xattrs, does not implement it.)
 #include "methods.hpp"
+#include "model/map_text.hpp"
+
+#include <string_view>
 
 namespace flexfiles {
 namespace {
@@ -72,8 +78,16 @@ fsal_status_t remove_extattr_by_name(fsal_obj_handle* obj_hdl, const char* xattr
                     [&] { return obj->obj_ops->remove_extattr_by_name(obj, xattr_name); });
 }
 
+bool reserved(const xattrkey4* name) noexcept {
+    return name != nullptr && name->utf8string_val != nullptr &&
+           mds::is_reserved_xattr_name(
+               std::string_view(name->utf8string_val, name->utf8string_len));
+}
+
 fsal_status_t getxattrs(fsal_obj_handle* obj_hdl, xattrkey4* xa_name,
                         xattrvalue4* xa_value) noexcept {
+    if (reserved(xa_name))
+        return fsalstat(ERR_FSAL_NOXATTR, 0);
     fsal_obj_handle* obj = sub_of(obj_hdl);
     return sub_call(current_export(),
                     [&] { return obj->obj_ops->getxattrs(obj, xa_name, xa_value); });
@@ -81,12 +95,16 @@ fsal_status_t getxattrs(fsal_obj_handle* obj_hdl, xattrkey4* xa_name,
 
 fsal_status_t setxattrs(fsal_obj_handle* obj_hdl, setxattr_option4 option, xattrkey4* xa_name,
                         xattrvalue4* xa_value) noexcept {
+    if (reserved(xa_name))
+        return fsalstat(ERR_FSAL_PERM, 0);
     fsal_obj_handle* obj = sub_of(obj_hdl);
     return sub_call(current_export(),
                     [&] { return obj->obj_ops->setxattrs(obj, option, xa_name, xa_value); });
 }
 
 fsal_status_t removexattrs(fsal_obj_handle* obj_hdl, xattrkey4* xa_name) noexcept {
+    if (reserved(xa_name))
+        return fsalstat(ERR_FSAL_PERM, 0);
     fsal_obj_handle* obj = sub_of(obj_hdl);
     return sub_call(current_export(), [&] { return obj->obj_ops->removexattrs(obj, xa_name); });
 }
@@ -94,9 +112,21 @@ fsal_status_t removexattrs(fsal_obj_handle* obj_hdl, xattrkey4* xa_name) noexcep
 fsal_status_t listxattrs(fsal_obj_handle* obj_hdl, count4 la_maxcount, nfs_cookie4* la_cookie,
                          bool_t* lr_eof, xattrlist4* lr_names) noexcept {
     fsal_obj_handle* obj = sub_of(obj_hdl);
-    return sub_call(current_export(), [&] {
+    const fsal_status_t st = sub_call(current_export(), [&] {
         return obj->obj_ops->listxattrs(obj, la_maxcount, la_cookie, lr_eof, lr_names);
     });
+    if (FSAL_IS_ERROR(st) || lr_names == nullptr || lr_names->xl4_entries == nullptr)
+        return st;
+    // Drop the reserved names (each entry's string is the caller's to free: free ours).
+    count4 kept = 0;
+    for (count4 i = 0; i < lr_names->xl4_count; i++) {
+        if (reserved(&lr_names->xl4_entries[i]))
+            gsh_free(lr_names->xl4_entries[i].utf8string_val);
+        else
+            lr_names->xl4_entries[kept++] = lr_names->xl4_entries[i];
+    }
+    lr_names->xl4_count = kept;
+    return st;
 }
 
 } // namespace

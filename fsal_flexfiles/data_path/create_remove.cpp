@@ -166,6 +166,35 @@ fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) no
             abandon(exp, handle, all, "failed create of " + who);
             return fsalstat(ERR_FSAL_SERVERFAULT, 0);
         }
+        if (map_in_namespace(exp)) {
+            std::string error;
+            const fsal_status_t published = publish_map(exp, handle.sub, *map, true, error);
+            if (published.major == ERR_FSAL_EXIST) {
+                // Another MDS of the namespace placed the file first: its map is the
+                // file's, and load_map queues the data files just made for removal.
+                auto theirs = load_map(exp, handle.sub, handle.key);
+                if (!theirs.ok() || !theirs.value) {
+                    LogCrit(COMPONENT_FSAL, "%s: cannot create %s: %s", exp.label().c_str(),
+                            who.c_str(),
+                            theirs.ok() ? "its map vanished from the namespace"
+                                        : theirs.status.error.c_str());
+                    return fsalstat(ERR_FSAL_DELAY, 0);
+                }
+                handle.set_data_files(std::make_shared<const DataFileMap>(*theirs.value));
+                return fsalstat(ERR_FSAL_NO_ERROR, 0);
+            }
+            if (FSAL_IS_ERROR(published)) {
+                // Not published, so not placed: no other MDS would find these data files.
+                Counters::add(exp.counters().placement_failures);
+                LogCrit(COMPONENT_FSAL, "%s: cannot create %s: %s", exp.label().c_str(),
+                        who.c_str(), error.c_str());
+                if (auto removed = exp.store().remove_file(handle.key); !removed.ok())
+                    LogCrit(COMPONENT_FSAL, "%s: %s: %s", exp.label().c_str(), who.c_str(),
+                            removed.status.error.c_str());
+                exp.reaper().kick();
+                return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+            }
+        }
         for (std::size_t m = 0; m < map->files.size() && m < made.attrs.size(); ++m)
             if (made.attrs[m])
                 exp.cache().apply_ds_getattr(cache_key(*map, map->files[m]),

@@ -77,6 +77,20 @@ bool last_link_gone(Export& exp, fsal_obj_handle* sub) noexcept;
 void remove_data_files(Export& exp, const ObjectKey& key, std::uint64_t file_id, Handle* handle,
                        const char* name) noexcept;
 
+// ---- map_in_namespace.cpp ----
+// Whether the export keeps each file's map on its namespace object too (Map_In_Namespace).
+bool map_in_namespace(const Export& exp) noexcept;
+// The file's map: the store's; with Map_In_Namespace the namespace object's, which the
+// store then takes (queueing data files of its own that the namespace's does not name),
+// and a map only the store has is published first. An error when neither can be read.
+StoreResult<std::optional<DataFileMap>> load_map(Export& exp, fsal_obj_handle* sub,
+                                                 const ObjectKey& key) noexcept;
+// Writes `map` as the namespace object's map (call after the store has it). With
+// create_only, ERR_FSAL_EXIST says the object has one already (another MDS placed the file
+// first). On other errors `error` says what failed.
+fsal_status_t publish_map(Export& exp, fsal_obj_handle* sub, const DataFileMap& map,
+                          bool create_only, std::string& error) noexcept;
+
 // ---- fsal_proxy_io.cpp ----
 
 // read2/write2/commit2 of a regular file, sent to its data files. They complete (call

@@ -251,6 +251,7 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
 
         ReaperSettings reaper;
         reaper.request_timeout = cfg.ds_io_timeout;
+        reaper.shared_namespace = cfg.map_in_namespace;
         exp.reaper_ = std::make_unique<Reaper>(exp.store(), exp.fleet(), reaper, log);
         exp.reaper().start();
 

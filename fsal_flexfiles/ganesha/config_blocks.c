@@ -154,6 +154,8 @@ static struct config_item export_params[] = {
 		       cfg.ds_io_timeout_ms),
 	CONF_ITEM_PATH("Layout_Store", 1, FF_CFG_PATH_MAX, NULL,
 		       ff_export_block, cfg.layout_store),
+	CONF_ITEM_BOOL("Map_In_Namespace", false, ff_export_block,
+		       cfg.map_in_namespace),
 	CONFIG_EOL
 };
 

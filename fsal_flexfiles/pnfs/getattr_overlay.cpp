@@ -195,8 +195,10 @@ FetchReason why_fetch(Export& exp, const Handle& handle, const std::optional<Mer
     const std::int64_t now = monotonic_now_ns();
     const layout::PreviousInstanceWindow::View previous =
         exp.previous_layouts().at(now, ff_gsh_in_grace);
-    const bool rw =
-        merged && (previous.open || handle.writes_unseen.load(std::memory_order_acquire));
+    // On a namespace several MDSs serve (Map_In_Namespace), another MDS may have granted an
+    // RW layout this one never hears of: every file is answered as if under one.
+    const bool rw = merged && (previous.open || exp.settings.map_in_namespace ||
+                               handle.writes_unseen.load(std::memory_order_acquire));
     const std::int64_t max_age_ns =
         std::chrono::duration_cast<std::chrono::nanoseconds>(exp.runtime().policy.wcc_max_age())
             .count();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "pnfs/mds_access.hpp"
 
+#include "data_path/data_path.hpp"
 #include "export.hpp"
 #include "handle.hpp"
 
@@ -94,6 +95,9 @@ bool set_data_files(Export& exp, Handle& handle, const mds::DataFileMap& map,
             error = st.error;
             return false;
         }
+        if (mds::map_in_namespace(exp) &&
+            FSAL_IS_ERROR(mds::publish_map(exp, handle.sub, map, false, error)))
+            return false;
         handle.set_data_files(std::make_shared<const mds::DataFileMap>(map));
         return true;
     } catch (const std::exception& e) {

@@ -2,8 +2,10 @@
 //
 // What the `ceph` scenarios share: a libcephfs client of the harness's CephCluster (to look
 // at the namespace behind the MDSs' backs), and a FLEXFILES cluster whose namespace is the
-// cluster's CephFS (FLEXFILES over FSAL_CEPH, export "/" at /ff, Mirrors = 2, 3 NFSv3 data
-// servers), with as many further MDSs on the same namespace and fleet as a scenario asks.
+// cluster's CephFS (FLEXFILES over FSAL_CEPH, export "/" at /ff, Mirrors = 2,
+// Map_In_Namespace = true, 3 NFSv3 data servers), with as many further MDSs on the same namespace
+// and fleet as a scenario asks; the MDSs share their recovery records and grace through
+// rados_cluster, node ids "mds1", "mds2", ...
 #pragma once
 
 #include "ff_harness/ceph_cluster.hpp"
@@ -65,7 +67,9 @@ class CephFlexfilesCluster : public FlexfilesCluster {
 protected:
     void SetUp() override {
         ceph_ = std::make_unique<CephCluster>();
+        ceph_->add_grace_members({"mds1"});
         start_cluster(spec());
+        CephCluster::wait_out_grace(cluster_->mds());
     }
     void TearDown() override {
         more_mds_.clear();
@@ -76,21 +80,25 @@ protected:
     FlexfilesClusterSpec spec() const {
         FlexfilesClusterSpec s;
         s.sub_fsal = CephCluster::fsal_block();
-        const std::string ceph_block = ceph_->ganesha_block();
-        s.more = [ceph_block](ServerOptions& mds) {
+        s.flexfiles_extra = "        Map_In_Namespace = true;\n";
+        s.more = [ceph = ceph_.get()](ServerOptions& mds) {
             mds.exports[0].path = "/";
             mds.exports[0].local_path = false;
-            mds.extra_config += ceph_block;
+            ceph->make_cluster_member(mds, "mds1");
         };
         return s;
     }
 
     // Another MDS exporting the same CephFS over the same data servers, at
-    // 127.<slot>.0.<host> (the first is at .1), under its own name, folder and layout store.
+    // 127.<slot>.0.<host> (the first is at .1), under its own name, folder and layout store;
+    // `name` is also its node id in the cluster's grace database (add_grace_members).
     GaneshaServer& start_another_mds(const std::string& name, unsigned host) {
         ServerOptions o = cluster_->mds().options();
         o.name = name;
         o.address = cluster_->addresses().address(host);
+        o.extra_config.clear(); // mds1's cluster blocks
+        o.env.clear();
+        ceph_->make_cluster_member(o, name);
         more_mds_.push_back(std::make_unique<GaneshaServer>(std::move(o)));
         return *more_mds_.back();
     }

@@ -205,6 +205,13 @@ Compound& Compound::lookup(std::string_view name) {
     return add(op, "LOOKUP \"" + std::string(name) + "\"");
 }
 
+Compound& Compound::remove(std::string_view name) {
+    nfs_argop4 op = make_op(NFS4_OP_REMOVE);
+    op.nfs_argop4_u.opremove.target.utf8string_len = static_cast<u_int>(name.size());
+    op.nfs_argop4_u.opremove.target.utf8string_val = keep_string(name);
+    return add(op, "REMOVE \"" + std::string(name) + "\"");
+}
+
 Compound& Compound::walk(std::string_view path) {
     putrootfh();
     std::size_t pos = 0;

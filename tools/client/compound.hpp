@@ -167,6 +167,7 @@ public:
     Compound& restorefh();
     Compound& lookup(std::string_view name);
     Compound& lookupp();
+    Compound& remove(std::string_view name); // in the current filehandle (a directory)
     // PUTROOTFH, then one LOOKUP per component of `path` ("/a/b", "a/b" and "/" work).
     Compound& walk(std::string_view path);
     Compound& getattr(const AttrMask& attrs);

@@ -41,6 +41,13 @@ FileHandle lookup_path(Session& s, std::string_view path) {
     return r.fh(c.size() - 1);
 }
 
+void remove_path(Session& s, std::string_view path) {
+    const auto [parent, name] = split_parent(path);
+    Compound c;
+    c.walk(parent).remove(name);
+    s.send(c).check("remove " + std::string(path));
+}
+
 OpenFile open_path(Session& s, std::string_view path, const OpenOptions& o) {
     const auto [parent, name] = split_parent(path);
     OpenArgs args;

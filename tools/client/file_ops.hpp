@@ -28,6 +28,8 @@ struct StatResult {
 // PUTROOTFH, LOOKUP per component, GETFH, GETATTR in one compound.
 StatResult stat_path(Session& s, std::string_view path, const AttrMask& attrs = stat_attrs());
 FileHandle lookup_path(Session& s, std::string_view path);
+// PUTROOTFH, LOOKUP per component of the parent, REMOVE. Throws NfsError.
+void remove_path(Session& s, std::string_view path);
 
 struct OpenOptions {
     uint32_t access = OPEN4_SHARE_ACCESS_READ;

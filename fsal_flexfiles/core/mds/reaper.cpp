@@ -80,11 +80,15 @@ struct AttemptChain : std::enable_shared_from_this<AttemptChain> {
 
 } // namespace
 
-bool removal_is_ours(const PendingRemoval& r, std::uint64_t identity, std::string* why) {
+bool removal_is_ours(const PendingRemoval& r, std::uint64_t identity, bool shared_namespace,
+                     std::string* why) {
     const auto parsed = fleet::parse_data_file_name(r.name);
     std::string reason;
     if (!parsed)
         reason = "not a data-file name this MDS makes";
+    else if (parsed->identity && *parsed->identity != identity && shared_namespace &&
+             !r.fh.empty())
+        return true; // another MDS's of the namespace, from a map (see reaper.hpp)
     else if (parsed->identity && *parsed->identity != identity)
         reason = "it carries identity " + fleet::identity_hex(*parsed->identity) +
                  ", not this export's " + fleet::identity_hex(identity);
@@ -211,7 +215,8 @@ std::vector<RemovalAttempt> Reaper::attempt_all(const std::vector<PendingRemoval
             }
             continue; // stays skipped
         }
-        if (std::string why; !removal_is_ours(removals[i], store_.identity(), &why)) {
+        if (std::string why; !removal_is_ours(removals[i], store_.identity(),
+                                                       settings_.shared_namespace, &why)) {
             out[i].outcome = RemovalOutcome::not_ours;
             out[i].error = std::move(why);
             continue;

@@ -24,6 +24,10 @@
 // never makes, an old-form name with no filehandle: a create interrupted before identities)
 // may be another export's or another MDS's data file: it is never removed, only dropped
 // from the queue, counted (not_ours) and logged with its name, for an operator to judge.
+// Except on a shared namespace (Map_In_Namespace: several MDSs on one CephFS, each with its
+// own identity): there a data file of another identity is removed when its filehandle is
+// known, since only a map of the namespace gave the queue that filehandle, and the LOOKUP
+// proves it is that very file.
 //
 // Names. Placement claims the names it is about to create (claim()): the reaper never
 // works on a claimed name, and a claim waits (bounded) for an attempt on that name to
@@ -53,6 +57,7 @@ struct ReaperSettings {
     std::chrono::milliseconds backoff_max{60000};
     std::chrono::milliseconds request_timeout{5000}; // per RPC (LOOKUP, REMOVE)
     std::size_t batch = 64;                          // removals tried per tick at most
+    bool shared_namespace = false; // Map_In_Namespace: see "Whose" above
 };
 
 // Delay before the next attempt after `failed_attempts` failures (>= 1): initial doubled per
@@ -76,7 +81,8 @@ enum class RemovalOutcome { removed, already_gone, superseded, failed, skipped, 
 
 // Whether the reaper may try to remove this queued data file (see "Whose" above); when it
 // may not, `why` says why.
-bool removal_is_ours(const PendingRemoval& r, std::uint64_t identity, std::string* why = nullptr);
+bool removal_is_ours(const PendingRemoval& r, std::uint64_t identity, bool shared_namespace,
+                     std::string* why = nullptr);
 
 struct RemovalAttempt {
     PendingRemoval removal;

@@ -149,6 +149,7 @@ ExportConfig from_parsed(const ff_cfg_export& parsed) {
     cfg.ds_io_timeout = std::chrono::milliseconds(parsed.ds_io_timeout_ms);
     if (parsed.layout_store != nullptr)
         cfg.layout_store = parsed.layout_store;
+    cfg.map_in_namespace = parsed.map_in_namespace;
     return cfg;
 }
 
@@ -254,7 +255,8 @@ std::string describe(const ExportConfig& cfg) {
         << " ms, WCC_Max_Ctime_Skew = " << cfg.wcc_max_ctime_skew.count()
         << " s, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count()
         << " ms, DS_IO_Timeout = " << cfg.ds_io_timeout.count() << " ms, Layout_Store = "
-        << (cfg.layout_store.empty() ? std::string("(default)") : cfg.layout_store);
+        << (cfg.layout_store.empty() ? std::string("(default)") : cfg.layout_store)
+        << ", Map_In_Namespace = " << (cfg.map_in_namespace ? "true" : "false");
     return out.str();
 }
 

@@ -66,6 +66,10 @@ struct ExportConfig {
     // Where the map file -> data files lives (store/layout_store.hpp); empty: the default,
     // see layout_store_path().
     std::string layout_store;
+    // Each file's map is also an extended attribute of its namespace object
+    // (model/map_text.hpp), where every MDS serving the namespace finds it; needs a
+    // sub-FSAL with xattrs (CEPH). docs/scale-out.md.
+    bool map_in_namespace = false;
 
     bool operator==(const ExportConfig&) const = default;
 };

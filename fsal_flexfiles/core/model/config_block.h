@@ -22,6 +22,9 @@
  *           Layout_Store = /var/lib/nfs/ganesha/flexfiles/export-1.db;
  *                                         # default: <NFSv4 RecoveryRoot>/flexfiles/
  *                                         #          export-<Export_Id>.db
+ *           Map_In_Namespace = false;     # also keep each file's map on the
+ *                                         # namespace object (an xattr), for
+ *                                         # several MDSs on one namespace (CEPH)
  *           Data_Server { Id = 1; Address = 127.0.0.2; Export_Path = /srv/ds1; }
  *           Data_Server { Id = 2; Address = 127.0.0.3; NFS_Port = 2049;
  *                         MNT_Port = 20048; Export_Path = /srv/ds2;
@@ -116,6 +119,7 @@ struct ff_cfg_export {
     uint32_t ds_getattr_deadline_ms;
     uint32_t ds_io_timeout_ms;
     char* layout_store; /* NULL when the block has no Layout_Store */
+    bool map_in_namespace;
 };
 
 #ifdef __cplusplus

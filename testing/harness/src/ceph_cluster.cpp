@@ -77,10 +77,11 @@ CephCluster::CephCluster(CephOptions options, fs::path dir)
     step({"/usr/bin/ceph-osd", "-c", conf_.string(), "-i", "0", "--mkfs"}, "ceph-osd --mkfs");
     start_daemon("/usr/bin/ceph-osd", "0");
     start_daemon("/usr/bin/ceph-mgr", "x");
-    for (const auto& args : std::vector<std::vector<std::string>>{
-             {"osd", "pool", "create", "cephfs_meta", "8"},
-             {"osd", "pool", "create", "cephfs_data", "8"},
-             {"fs", "new", kFsName, "cephfs_meta", "cephfs_data"}}) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{"osd", "pool", "create", "cephfs_meta", "8"},
+                                               {"osd", "pool", "create", "cephfs_data", "8"},
+                                               {"fs", "new", kFsName, "cephfs_meta", "cephfs_data"},
+                                               {"osd", "pool", "create", kRecoveryPool, "8"}}) {
         const CommandResult r = ceph(args);
         if (!r.ok())
             fail("ceph " + args[0] + " " + args[1] + ": " + r.output);
@@ -120,6 +121,52 @@ std::string CephCluster::ganesha_block() const {
 
 std::string CephCluster::fsal_block() {
     return std::string("FSAL { Name = CEPH; Filesystem = \"") + kFsName + "\"; }";
+}
+
+void CephCluster::add_grace_members(const std::vector<std::string>& nodeids) const {
+    std::vector<std::string> argv{(ganesha_build_dir() / "ganesha-rados-grace").string(),
+                                  "--cephconf",
+                                  conf_.string(),
+                                  "--pool",
+                                  kRecoveryPool,
+                                  "--ns",
+                                  "grace",
+                                  "add"};
+    argv.insert(argv.end(), nodeids.begin(), nodeids.end());
+    const CommandResult r = run_command(argv, {}, std::chrono::seconds(30));
+    if (!r.ok())
+        throw std::runtime_error("ganesha-rados-grace add: " + r.output);
+}
+
+void CephCluster::make_cluster_member(ServerOptions& server, const std::string& nodeid) const {
+    server.recovery_backend = "rados_cluster";
+    // rados_cluster keeps its records only through a grace period: Graceless would skip
+    // setting them up (and Ganesha 4.3 then crashes at the first client). A short one.
+    server.graceless = false;
+    server.grace_period = 5;
+    server.lease_lifetime = 5;
+    server.extra_config += ganesha_block() + "RADOS_KV {\n    Ceph_Conf = \"" + conf_.string() +
+                           "\";\n    Pool = \"" + kRecoveryPool +
+                           "\";\n    Namespace = \"grace\";\n    Nodeid = \"" + nodeid + "\";\n}\n";
+    server.env["LD_LIBRARY_PATH"] = (ganesha_build_dir() / "SAL").string();
+}
+
+void CephCluster::wait_out_grace(const GaneshaServer& server, std::size_t from_offset,
+                                 std::chrono::milliseconds timeout) {
+    // The last grace transition logged after from_offset must be the way out.
+    const auto out_of_grace = [&] {
+        const std::string text = server.log_text();
+        const std::size_t from = std::min(from_offset, text.size());
+        const std::size_t out = text.rfind("NFS Server Now NOT IN GRACE");
+        const std::size_t in = text.rfind("NFS Server Now IN GRACE");
+        return out != std::string::npos && out >= from && (in == std::string::npos || in < out);
+    };
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!out_of_grace()) {
+        if (std::chrono::steady_clock::now() > deadline)
+            throw std::runtime_error(server.options().name + " is still in its grace period");
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
 }
 
 std::vector<pid_t> CephCluster::pids() const {

@@ -200,7 +200,7 @@ std::string GaneshaServer::render_config() const {
     c << "}\n";
     c << "NFS_KRB5 { Active_krb5 = false; }\n";
     c << "NFSv4 {\n";
-    c << "    RecoveryBackend = fs;\n";
+    c << "    RecoveryBackend = " << o.recovery_backend << ";\n";
     c << "    RecoveryRoot = " << quoted(recovery_root()) << ";\n";
     c << "    Graceless = " << (o.graceless ? "true" : "false") << ";\n";
     if (o.grace_period)

@@ -389,6 +389,7 @@ struct FlexfilesClusterSpec {
     std::optional<int> attr_expiration_time = 0;
     // The namespace's FSAL block (FlexfilesOptions::sub_fsal; VFS unless a scenario says).
     std::string sub_fsal = FlexfilesOptions{}.sub_fsal;
+    std::string flexfiles_extra; // lines inside the FLEXFILES block (FlexfilesOptions::extra)
     // Anything else, applied last (e.g. failover_test::make_failover_member).
     std::function<void(ServerOptions&)> more;
 };
@@ -408,6 +409,7 @@ protected:
             ff.only = spec.only;
             ff.attr_expiration_time = spec.attr_expiration_time;
             ff.sub_fsal = spec.sub_fsal;
+            ff.extra = spec.flexfiles_extra;
             mds.exports[0].fsal = flexfiles_fsal_block(ds, ff);
             mds.log_level = "NIV_EVENT";
             mds.lease_lifetime = spec.lease;

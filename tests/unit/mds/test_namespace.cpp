@@ -6,7 +6,9 @@
 //     collision the create must leave alone;
 //   * the reaper never removes a data file whose name carries another identity, a name it
 //     could not have made, or an old-form name whose filehandle it does not know; it drops
-//     such removals from its queue without sending anything to the data server.
+//     such removals from its queue without sending anything to the data server; on a
+//     namespace several MDSs share, another identity's data file known by its filehandle
+//     (from a map of the namespace) is removed.
 #include "cmocka_cpp.hpp"
 #include "fresh_store.hpp"
 #include "mds/placement_at_create.hpp"
@@ -133,11 +135,28 @@ void test_reaper_leaves_other_exports_data_files_alone(void**) {
     assert_true(logged);
 }
 
+// Several MDSs on one namespace (Map_In_Namespace): a data file of another identity came
+// from a map of the namespace when its filehandle is known, and is removed; without a
+// filehandle (an interrupted create's guess) it is still left alone.
+void test_shared_namespace_removes_other_mdss_mapped_data_files(void**) {
+    const std::uint64_t me = 0x1111;
+    const std::uint64_t other = 0x2222;
+    const PendingRemoval mapped = removal(1, fleet::data_file_name(other, 0x4d, 0));
+    const PendingRemoval guessed = removal(1, fleet::data_file_name(other, 0x4d, 1), {});
+    std::string why;
+    assert_true(removal_is_ours(mapped, me, true, &why));
+    assert_false(removal_is_ours(guessed, me, true, &why));
+    assert_false(removal_is_ours(mapped, me, false, &why)); // one MDS: never another's
+    assert_non_null(strstr(why.c_str(), "not this export's"));
+    assert_false(removal_is_ours(removal(1, "not-a-data-file"), me, true, &why));
+}
+
 } // namespace
 
 int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_only_recorded_leftovers_are_replaceable),
+        cmocka_unit_test(test_shared_namespace_removes_other_mdss_mapped_data_files),
         cmocka_unit_test(test_reaper_leaves_other_exports_data_files_alone),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ff_harness/dbus_daemon.hpp" // CommandResult, run_command
+#include "ff_harness/ganesha_server.hpp"
 #include "ff_harness/process.hpp"
 #include "ff_harness/work_dir.hpp"
 
@@ -47,6 +48,24 @@ public:
     // export: FlexfilesOptions::sub_fsal).
     std::string ganesha_block() const;
     static std::string fsal_block();
+
+    // Several Ganesha servers on this file system share their clients' recovery records
+    // and grace periods through Ganesha's rados_cluster backend (RADOS objects in the pool
+    // "nfs-ganesha", namespace "grace"). add_grace_members registers the node ids (Ganesha's
+    // ganesha-rados-grace), before those servers start; make_cluster_member makes `server`
+    // node `nodeid`: its recovery backend, RADOS_KV and CEPH blocks, and a grace period of
+    // 5 s (lease 5 s): wait_out_grace() before the first OPEN. The node id also names
+    // its CephFS client session, which must differ between servers (FSAL_CEPH resets the
+    // session of the same id when it starts).
+    void add_grace_members(const std::vector<std::string>& nodeids) const;
+    void make_cluster_member(ServerOptions& server, const std::string& nodeid) const;
+    static constexpr const char* kRecoveryPool = "nfs-ganesha";
+    // Waits until `server` is out of grace: its log's last grace transition, logged after
+    // byte `from_offset` (GaneshaServer::log_offset()), is the way out. A node joining starts
+    // a grace period on every node: to wait for the one that follows a start, pass the log's
+    // offset from before it. Throws if not within `timeout`.
+    static void wait_out_grace(const GaneshaServer& server, std::size_t from_offset = 0,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
     // The ceph CLI against this cluster, e.g. ceph({"fs", "status"}).
     CommandResult ceph(std::vector<std::string> args,

@@ -50,6 +50,9 @@ struct ServerOptions {
     // stores default to a folder in it too, so two servers given one recovery root and the
     // same export paths share everything a failover pair shares.
     std::filesystem::path recovery_root;
+    // NFSv4 RecoveryBackend: fs, or rados_cluster for several servers on one CephFS
+    // (CephCluster::make_cluster_member writes its RADOS_KV block).
+    std::string recovery_backend = "fs";
 
     std::optional<unsigned> lease_lifetime; // seconds; Ganesha's default is 60
     std::optional<unsigned> grace_period;   // seconds

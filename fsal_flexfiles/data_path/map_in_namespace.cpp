@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: LGPL-3.0-or-later
+//
+// Map_In_Namespace: each file's data-file map is also the extended attribute
+// "flexfiles.map" of its namespace object (model/map_text.hpp), written and read through
+// the sub-FSAL's NFSv4.2 xattr operations, so that every MDS serving one namespace (a
+// CephFS) finds the data files of a file another MDS placed. The namespace object's map is
+// the truth; each MDS's layout store keeps a copy of the maps it used, so that its removal
+// queue, stale marks and RW-layout marks work as on a single MDS (docs/scale-out.md).
+//
+// Who places a file: the MDS whose map reaches the namespace object first. A create
+// publishes its map with XATTR_CREATE after its store has it; when another MDS published
+// first (both placed the same new file at once), the loser takes the winner's map and
+// queues its own data files for removal. A map in the store that never reached the
+// namespace (a crash in between) is published when the file is next loaded.
+//
+// The MDS's own credentials (root) read and write the attribute, whoever the client is:
+// the map is the MDS's, not the file owner's. Clients neither see nor change it (xattrs.cpp).
+#include "data_path/data_path.hpp"
+#include "export.hpp"
+#include "model/map_text.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+
+namespace flexfiles::mds {
+namespace {
+
+// The largest map text the MDS reads (kMaxMapTextDataFiles lines of at most ~330 bytes).
+constexpr std::size_t kMaxMapText = 32 * 1024;
+
+// op_ctx's credentials become root's for the scope of the object.
+class AsMds {
+public:
+    AsMds() noexcept {
+        if (op_ctx == nullptr)
+            return;
+        saved_ = op_ctx->creds;
+        op_ctx->creds.caller_uid = 0;
+        op_ctx->creds.caller_gid = 0;
+        op_ctx->creds.caller_glen = 0;
+        op_ctx->creds.caller_garray = nullptr;
+    }
+    ~AsMds() {
+        if (op_ctx != nullptr)
+            op_ctx->creds = saved_;
+    }
+    AsMds(const AsMds&) = delete;
+    AsMds& operator=(const AsMds&) = delete;
+
+private:
+    user_cred saved_{};
+};
+
+xattrkey4 map_xattr_key() {
+    xattrkey4 key{};
+    key.utf8string_len = static_cast<u_int>(kMapXattrName.size());
+    key.utf8string_val = const_cast<char*>(kMapXattrName.data());
+    return key;
+}
+
+enum class Found { yes, no, error };
+struct NamespaceMap {
+    Found found = Found::error;
+    std::optional<DataFileMap> map;
+    std::string error;
+};
+
+NamespaceMap read_namespace_map(Export& exp, fsal_obj_handle* sub) {
+    std::string buf(kMaxMapText, '\0');
+    xattrkey4 key = map_xattr_key();
+    xattrvalue4 value{};
+    value.utf8string_len = static_cast<u_int>(buf.size());
+    value.utf8string_val = buf.data();
+    AsMds as_mds;
+    const fsal_status_t st =
+        sub_call(&exp, [&] { return sub->obj_ops->getxattrs(sub, &key, &value); });
+    if (st.major == ERR_FSAL_NOXATTR)
+        return {Found::no, std::nullopt, {}};
+    if (FSAL_IS_ERROR(st))
+        return {Found::error, std::nullopt,
+                std::string("reading its map from the namespace: ") + msg_fsal_err(st.major)};
+    buf.resize(std::min<std::size_t>(value.utf8string_len, buf.size()));
+    ParsedMapText parsed = parse_map_text(buf);
+    if (!parsed.map)
+        return {Found::error, std::nullopt,
+                "the map on the namespace object is not valid (" + parsed.error + ")"};
+    return {Found::yes, std::move(parsed.map), {}};
+}
+
+// The store takes `theirs` (the namespace's) in place of `ours`; data files of ours that
+// theirs does not name (a placement that lost the race) are queued for removal first.
+StoreStatus adopt(Export& exp, const ObjectKey& key, const DataFileMap& theirs,
+                  const std::optional<DataFileMap>& ours) {
+    if (ours) {
+        std::vector<PendingRemoval> orphans;
+        for (const DataFile& mine : ours->files) {
+            const bool kept =
+                std::any_of(theirs.files.begin(), theirs.files.end(), [&](const DataFile& t) {
+                    return t.ds_id == mine.ds_id && t.name == mine.name;
+                });
+            if (kept)
+                continue;
+            PendingRemoval r;
+            r.ds_id = mine.ds_id;
+            r.name = mine.name;
+            r.fh = mine.fh;
+            r.file_id = ours->file_id;
+            r.next_attempt_ms = wall_clock_ms();
+            r.last_error = "another MDS placed the file first";
+            orphans.push_back(std::move(r));
+        }
+        if (!orphans.empty()) {
+            auto queued = exp.store().queue_removals(std::move(orphans));
+            if (!queued.ok())
+                return queued.status;
+            LogEvent(COMPONENT_FSAL,
+                     "%s: fileid %" PRIu64
+                     ": another MDS of the namespace placed the file first; %zu data file(s) "
+                     "of this MDS's placement queued for removal",
+                     exp.label().c_str(), theirs.file_id, queued.value.size());
+            exp.reaper().kick();
+        }
+    }
+    return exp.store().put(key, theirs);
+}
+
+} // namespace
+
+bool map_in_namespace(const Export& exp) noexcept {
+    return exp.settings.map_in_namespace;
+}
+
+fsal_status_t publish_map(Export& exp, fsal_obj_handle* sub, const DataFileMap& map,
+                          bool create_only, std::string& error) noexcept {
+    try {
+        std::string text = encode_map_text(map);
+        xattrkey4 key = map_xattr_key();
+        xattrvalue4 value{};
+        value.utf8string_len = static_cast<u_int>(text.size());
+        value.utf8string_val = text.data();
+        AsMds as_mds;
+        const fsal_status_t st = sub_call(&exp, [&] {
+            return sub->obj_ops->setxattrs(sub, create_only ? SETXATTR4_CREATE : SETXATTR4_EITHER,
+                                           &key, &value);
+        });
+        if (FSAL_IS_ERROR(st) && st.major != ERR_FSAL_EXIST)
+            error = std::string("writing its map to the namespace: ") + msg_fsal_err(st.major);
+        return st;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return fsalstat(ERR_FSAL_SERVERFAULT, 0);
+    }
+}
+
+StoreResult<std::optional<DataFileMap>> load_map(Export& exp, fsal_obj_handle* sub,
+                                                 const ObjectKey& key) noexcept {
+    try {
+        if (!map_in_namespace(exp))
+            return exp.store().get(key);
+        for (int attempt = 0; attempt < 2; attempt++) {
+            NamespaceMap ns = read_namespace_map(exp, sub);
+            if (ns.found == Found::error)
+                return {StoreStatus{ns.error}, std::nullopt};
+            auto local = exp.store().get(key);
+            if (!local.ok())
+                return local;
+            if (ns.found == Found::yes) {
+                if (!local.value || *local.value != *ns.map)
+                    if (StoreStatus st = adopt(exp, key, *ns.map, local.value); !st.ok())
+                        return {st, std::nullopt};
+                return {{}, std::move(ns.map)};
+            }
+            if (!local.value)
+                return local; // no data files anywhere yet
+            // The store has a map the namespace lacks: a crash came between the two
+            // writes of a placement. Publish it, unless another MDS placed the file since.
+            std::string error;
+            const fsal_status_t st = publish_map(exp, sub, *local.value, true, error);
+            if (st.major == ERR_FSAL_EXIST)
+                continue; // another MDS's map arrived: take it
+            if (FSAL_IS_ERROR(st))
+                return {StoreStatus{error}, std::nullopt};
+            LogEvent(COMPONENT_FSAL,
+                     "%s: fileid %" PRIu64 ": its map was in the layout store only; now on the "
+                     "namespace object too",
+                     exp.label().c_str(), local.value->file_id);
+            return local;
+        }
+        return {StoreStatus{"the map on the namespace object kept changing"}, std::nullopt};
+    } catch (const std::exception& e) {
+        return {StoreStatus{e.what()}, std::nullopt};
+    }
+}
+
+} // namespace flexfiles::mds
