@@ -52,6 +52,28 @@ std::shared_ptr<const mds::DataFileMap> Handle::data_files() {
     return map_.get();
 }
 
+std::shared_ptr<const mds::DataFileMap> Handle::current_data_files() {
+    if (type != REGULAR_FILE || exp == nullptr || !mds::map_in_namespace(*exp))
+        return data_files();
+    // One getxattr: CephFS keeps the attribute cached under its capabilities, so this is
+    // a round trip only when another client (MDS) changed it.
+    auto got = mds::load_map(*exp, sub, key);
+    if (!got.ok()) {
+        mds::DataPathCounters::add(exp->counters().store_errors);
+        LogCrit(COMPONENT_FSAL, "%s: fileid %" PRIu64 ": cannot read its data files: %s",
+                exp->label().c_str(), fileid, got.status.error.c_str());
+        return nullptr;
+    }
+    if (!got.value)
+        return nullptr;
+    const std::shared_ptr<const mds::DataFileMap> cached = data_files();
+    if (cached && *cached == *got.value)
+        return cached;
+    auto fresh = std::make_shared<const mds::DataFileMap>(std::move(*got.value));
+    set_data_files(fresh);
+    return fresh;
+}
+
 void Handle::set_data_files(std::shared_ptr<const mds::DataFileMap> map) {
     std::lock_guard lk(load_mu_);
     map_.publish(std::move(map));

@@ -35,6 +35,10 @@ struct Handle : fsal_obj_handle {
     // and for a regular file without data files yet (see ensure in
     // data_path/data_path.hpp). Thread-safe; the map itself is immutable.
     std::shared_ptr<const mds::DataFileMap> data_files();
+    // The same, read again where it may have changed behind this MDS: on a namespace
+    // several MDSs share (Map_In_Namespace), another MDS may have fenced or resilvered
+    // the file since. Used before handing out or fencing a layout; else data_files().
+    std::shared_ptr<const mds::DataFileMap> current_data_files();
     // The same for GETATTR, without a lock or a reference: valid until the
     // caller's wcc::RcuReadLock ends. nullptr also when not loaded yet (ask
     // data_files()).

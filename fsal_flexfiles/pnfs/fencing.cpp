@@ -292,7 +292,7 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
             return;
 
         std::lock_guard fence_lock(state.fence_mu);
-        const auto map = mds_access::data_files(exp, handle);
+        const auto map = mds_access::current_data_files(exp, handle);
         if (!map || map->files.empty())
             return;
         bump(state.counters.fencings);
@@ -316,7 +316,7 @@ void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd
     try {
         ExportLayouts& state = exp.layouts();
         std::lock_guard fence_lock(state.fence_mu);
-        const auto map = mds_access::data_files(exp, handle);
+        const auto map = mds_access::current_data_files(exp, handle);
         if (!map || map->files.empty())
             return;
         if (!layout_still_writes(grant.files, *map)) {

@@ -126,7 +126,7 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
 
     std::optional<mds::DataFileMap> map;
     try {
-        map = mds_access::data_files(*exp, *handle);
+        map = mds_access::current_data_files(*exp, *handle);
     } catch (...) {
         map.reset();
     }

@@ -26,6 +26,17 @@ std::optional<mds::DataFileMap> data_files(Export&, Handle& handle) noexcept {
     }
 }
 
+std::optional<mds::DataFileMap> current_data_files(Export&, Handle& handle) noexcept {
+    try {
+        std::shared_ptr<const mds::DataFileMap> map = handle.current_data_files();
+        if (!map)
+            return std::nullopt;
+        return *map;
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
 std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_id,
                                                 bool read_write) noexcept {
     try {

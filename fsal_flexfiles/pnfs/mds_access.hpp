@@ -38,6 +38,9 @@ wcc::AttrCache* cache(Export& exp) noexcept;
 // The file's data files, or std::nullopt when it has none (not a regular file, created
 // before the export had data servers, or its map could not be read: logged by the caller).
 std::optional<mds::DataFileMap> data_files(Export& exp, Handle& handle) noexcept;
+// The same, read again where another MDS of the namespace may have changed it
+// (Handle::current_data_files): before a layout is handed out or fenced.
+std::optional<mds::DataFileMap> current_data_files(Export& exp, Handle& handle) noexcept;
 
 // The file's stale mirrors, to leave out of a layout (store/stale_mirrors.hpp); for an RW
 // layout this also tells the resilverer a client may now write the in-sync mirrors.

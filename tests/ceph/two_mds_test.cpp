@@ -10,7 +10,8 @@
 //   - removing it through MDS 2 removes the data files MDS 1 made;
 //   - a file placed by both at once (made behind their backs, written through both) ends
 //     with one map holding both writes, and the losing placement's data files go;
-//   - clients see no trace of the map among the file's extended attributes.
+//   - a fence by one MDS (new data-file owners, on the namespace object) reaches the
+//     layouts the other hands out next.
 //
 // Cluster: a single-node Ceph (CephCluster), 3 NFSv3 data servers, MDS 1 at .1 and MDS 2
 // at .2 exporting "/" of the CephFS at /ff (FLEXFILES over CEPH, Mirrors = 2,
@@ -229,4 +230,40 @@ TEST_F(TwoMdsOnCephfs, AFilePlacedByBothAtOnceEndsWithOneMapAndNoWriteIsLost) {
         << "a data file of the losing placement is left on a data server";
     close_file(*one, f1);
     close_file(*two, f2);
+}
+
+TEST_F(TwoMdsOnCephfs, AFenceByOneMdsReachesTheLayoutsTheOtherHandsOut) {
+    // A writes through an RW layout from MDS 1; C, a client of MDS 2, has had one too.
+    auto a = open_session();
+    fc::PnfsClient pa(*a);
+    auto fa = fc::FlexFile::open(pa, "/ff/fenced", create_new());
+    ASSERT_EQ(fa->layoutget(LAYOUTIOMODE4_RW), static_cast<std::uint32_t>(NFS4_OK));
+    fa->write(0, bytes(4096, 1));
+    auto c = session_of(*mds2_);
+    fc::PnfsClient pc(*c);
+    auto fc1 = fc::FlexFile::open(pc, "/ff/fenced", {});
+    ASSERT_EQ(fc1->layoutget(LAYOUTIOMODE4_RW), static_cast<std::uint32_t>(NFS4_OK));
+    const auto before = fc1->data_files().at(0).ds.uid();
+    fc1->layoutreturn(false);
+
+    // B opens it for write through MDS 1, which fences A's layout: new owners, published.
+    auto b = open_session();
+    OpenOptions rw;
+    rw.access = OPEN4_SHARE_ACCESS_BOTH;
+    OpenFile fb = open_path(*b, "/ff/fenced", rw);
+    const auto map = map_on_cephfs("/fenced");
+    ASSERT_TRUE(map.has_value());
+    ASSERT_NE(std::optional<std::uint32_t>(map->files.at(0).fencing_uid), before)
+        << "MDS 1 fenced the file";
+
+    // MDS 2's next layout carries the new owner, and writes.
+    ASSERT_EQ(fc1->layoutget(LAYOUTIOMODE4_RW), static_cast<std::uint32_t>(NFS4_OK));
+    EXPECT_EQ(fc1->data_files().at(0).ds.uid(),
+              std::optional<std::uint32_t>(map->files.at(0).fencing_uid));
+    const fc::IoOutcome w = fc1->try_write(0, bytes(4096, 2), fc::nfs3::Stable::file_sync);
+    EXPECT_TRUE(w.ok()) << w.describe();
+    fc1->layoutreturn(false);
+    fc1->close();
+    close_file(*b, fb);
+    fa->close();
 }
