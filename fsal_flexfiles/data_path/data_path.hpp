@@ -91,6 +91,15 @@ StoreResult<std::optional<DataFileMap>> load_map(Export& exp, fsal_obj_handle* s
 fsal_status_t publish_map(Export& exp, fsal_obj_handle* sub, const DataFileMap& map,
                           bool create_only, std::string& error) noexcept;
 
+// Marks the file as under an RW layout of this MDS (call before one goes out); false and
+// `error` when the mark could not be written.
+bool mark_namespace_writer(Export& exp, fsal_obj_handle* sub, std::string& error) noexcept;
+// The marks of other MDSs of the namespace (each may have RW layouts out on the file), and
+// their removal (after the fence that made those layouts useless).
+std::vector<std::string> other_namespace_writers(Export& exp, fsal_obj_handle* sub) noexcept;
+void clear_namespace_writers(Export& exp, fsal_obj_handle* sub,
+                             const std::vector<std::string>& names) noexcept;
+
 // ---- fsal_proxy_io.cpp ----
 
 // read2/write2/commit2 of a regular file, sent to its data files. They complete (call

@@ -13,11 +13,17 @@
 // queues its own data files for removal. A map in the store that never reached the
 // namespace (a crash in between) is published when the file is next loaded.
 //
+// Writers. An MDS that hands out an RW layout on a file marks it "flexfiles.rw.<its
+// identity>" first, so that another MDS on which a client opens the file for write finds
+// that it must fence (new data-file owners) layouts it never granted. The fencer removes
+// the marks it acted on; the marking MDS sets its mark again with its next RW layout.
+//
 // The MDS's own credentials (root) read and write the attribute, whoever the client is:
 // the map is the MDS's, not the file owner's. Clients neither see nor change it (xattrs.cpp).
 #include "data_path/data_path.hpp"
 #include "export.hpp"
 #include "model/map_text.hpp"
+#include "model/naming.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -124,7 +130,99 @@ StoreStatus adopt(Export& exp, const ObjectKey& key, const DataFileMap& theirs,
     return exp.store().put(key, theirs);
 }
 
+constexpr std::string_view kWriterPrefix = "flexfiles.rw.";
+
+// This MDS's writer mark: its export's identity names it.
+std::string writer_name(Export& exp) {
+    return std::string(kWriterPrefix) + fleet::identity_hex(exp.store().identity());
+}
+
+xattrkey4 key_of(const std::string& name) {
+    xattrkey4 key{};
+    key.utf8string_len = static_cast<u_int>(name.size());
+    key.utf8string_val = const_cast<char*>(name.data());
+    return key;
+}
+
 } // namespace
+
+bool mark_namespace_writer(Export& exp, fsal_obj_handle* sub, std::string& error) noexcept {
+    try {
+        const std::string name = writer_name(exp);
+        xattrkey4 key = key_of(name);
+        char one[8] = {};
+        xattrvalue4 value{};
+        value.utf8string_len = sizeof(one);
+        value.utf8string_val = one;
+        AsMds as_mds;
+        fsal_status_t st =
+            sub_call(&exp, [&] { return sub->obj_ops->getxattrs(sub, &key, &value); });
+        if (!FSAL_IS_ERROR(st))
+            return true; // marked already
+        value.utf8string_len = 1;
+        one[0] = '1';
+        st = sub_call(&exp,
+                      [&] { return sub->obj_ops->setxattrs(sub, SETXATTR4_EITHER, &key, &value); });
+        if (FSAL_IS_ERROR(st)) {
+            error = std::string("marking the file as written through this MDS: ") +
+                    msg_fsal_err(st.major);
+            return false;
+        }
+        return true;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+}
+
+std::vector<std::string> other_namespace_writers(Export& exp, fsal_obj_handle* sub) noexcept {
+    std::vector<std::string> out;
+    try {
+        const std::string mine = writer_name(exp);
+        nfs_cookie4 cookie = 0;
+        bool_t eof = false;
+        AsMds as_mds;
+        while (!eof) {
+            xattrlist4 names{};
+            const fsal_status_t st = sub_call(&exp, [&] {
+                return sub->obj_ops->listxattrs(sub, 64 * 1024, &cookie, &eof, &names);
+            });
+            if (FSAL_IS_ERROR(st)) {
+                LogWarn(COMPONENT_FSAL,
+                        "%s: fileid %" PRIu64 ": cannot list its extended attributes (%s): "
+                        "RW layouts of other MDSs cannot be found",
+                        exp.label().c_str(), sub->fileid, msg_fsal_err(st.major));
+                break;
+            }
+            for (count4 i = 0; i < names.xl4_count; i++) {
+                const std::string name(names.xl4_entries[i].utf8string_val,
+                                       names.xl4_entries[i].utf8string_len);
+                if (name.starts_with(kWriterPrefix) && name != mine)
+                    out.push_back(name);
+                gsh_free(names.xl4_entries[i].utf8string_val);
+            }
+            gsh_free(names.xl4_entries);
+            if (names.xl4_count == 0)
+                break;
+        }
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_FSAL, "%s: %s", exp.label().c_str(), e.what());
+    }
+    return out;
+}
+
+void clear_namespace_writers(Export& exp, fsal_obj_handle* sub,
+                             const std::vector<std::string>& names) noexcept {
+    AsMds as_mds;
+    for (const std::string& name : names) {
+        xattrkey4 key = key_of(name);
+        const fsal_status_t st =
+            sub_call(&exp, [&] { return sub->obj_ops->removexattrs(sub, &key); });
+        if (FSAL_IS_ERROR(st) && st.major != ERR_FSAL_NOXATTR)
+            LogWarn(COMPONENT_FSAL, "%s: fileid %" PRIu64 ": cannot remove %s (%s)",
+                    exp.label().c_str(), sub->fileid, name.c_str(), msg_fsal_err(st.major));
+    }
+}
 
 bool map_in_namespace(const Export& exp) noexcept {
     return exp.settings.map_in_namespace;

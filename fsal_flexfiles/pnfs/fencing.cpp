@@ -288,7 +288,12 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
         const std::uint64_t opener = caller_clientid();
         const std::vector<std::uint64_t> writers =
             state.grants.holders(file, opener, Iomode::ReadWrite);
-        if (writers.empty())
+        // On a shared namespace, RW layouts other MDSs granted: they cannot be recalled from
+        // here, only fenced (their clients then come back to their MDS for new ones).
+        const std::vector<std::string> elsewhere =
+            mds_access::shared_namespace(exp) ? mds_access::other_namespace_writers(exp, handle)
+                                       : std::vector<std::string>{};
+        if (writers.empty() && elsewhere.empty())
             return;
 
         std::lock_guard fence_lock(state.fence_mu);
@@ -299,11 +304,16 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
         auto [next, changed] = fence_file(exp, handle, *map, state, opener);
         LogEvent(COMPONENT_PNFS,
                  "%s file %" PRIu64 ": open for write by client %" PRIx64
-                 " while %zu other client(s) hold RW layouts: %u of %zu data file(s) fenced "
-                 "(owner now %u:%u), recalling their layouts",
-                 exp.label().c_str(), file, opener, writers.size(), changed, next.files.size(),
-                 next.files.front().fencing_uid, next.files.front().fencing_gid);
-        queue_recall(exp, handle.key, handle.fileid, opener, state);
+                 " while %zu other client(s) hold RW layouts and %zu other MDS(s) may: %u of "
+                 "%zu data file(s) fenced (owner now %u:%u)%s",
+                 exp.label().c_str(), file, opener, writers.size(), elsewhere.size(), changed,
+                 next.files.size(), next.files.front().fencing_uid,
+                 next.files.front().fencing_gid,
+                 writers.empty() ? "" : ", recalling their layouts");
+        if (!elsewhere.empty())
+            mds_access::clear_namespace_writers(exp, handle, elsewhere);
+        if (!writers.empty())
+            queue_recall(exp, handle.key, handle.fileid, opener, state);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": fencing failed: %s", handle.fileid,
                 e.what());

@@ -207,6 +207,16 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
             return NFS4ERR_LAYOUTTRYLATER;
         }
     }
+    // Other MDSs of a shared namespace must find this one's writers to fence them.
+    if (granted == Iomode::ReadWrite && mds_access::shared_namespace(*exp)) {
+        std::string error;
+        if (!mds_access::mark_namespace_writer(*exp, *handle, error)) {
+            bump(state.counters.layoutgets_refused);
+            LogWarn(COMPONENT_PNFS, "%s LAYOUTGET(RW) file %" PRIu64 ": %s: NFS4ERR_LAYOUTTRYLATER",
+                    exp->label().c_str(), file, error.c_str());
+            return NFS4ERR_LAYOUTTRYLATER;
+        }
+    }
     state.grants.add(*grant, &handle->writes_unseen);
     bump(iomode == LAYOUTIOMODE4_RW ? state.counters.layoutgets_rw
                                     : state.counters.layoutgets_read);

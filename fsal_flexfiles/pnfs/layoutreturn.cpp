@@ -86,7 +86,9 @@ void handle_access_error(Export& exp, Handle& handle, ExportLayouts& state,
     bump(state.counters.ds_access_errors);
     // apply_ds_error has already ignored devices the layout does not name.
     const mds::DataFile* held = find_data_file(layout.files, err.deviceid);
-    const auto current = mds_access::data_files(exp, handle);
+    // Read again: on a shared namespace another MDS may have fenced the file, and
+    // "repairing" the owner from a stale map would undo its fence.
+    const auto current = mds_access::current_data_files(exp, handle);
     const mds::DataFile* now = current ? find_data_file(*current, err.deviceid) : nullptr;
     if (held == nullptr || now == nullptr)
         return;

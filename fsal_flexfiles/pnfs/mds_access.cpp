@@ -37,6 +37,23 @@ std::optional<mds::DataFileMap> current_data_files(Export&, Handle& handle) noex
     }
 }
 
+bool shared_namespace(const Export& exp) noexcept {
+    return mds::map_in_namespace(exp);
+}
+
+bool mark_namespace_writer(Export& exp, Handle& handle, std::string& error) noexcept {
+    return mds::mark_namespace_writer(exp, handle.sub, error);
+}
+
+std::vector<std::string> other_namespace_writers(Export& exp, Handle& handle) noexcept {
+    return mds::other_namespace_writers(exp, handle.sub);
+}
+
+void clear_namespace_writers(Export& exp, Handle& handle,
+                             const std::vector<std::string>& marks) noexcept {
+    mds::clear_namespace_writers(exp, handle.sub, marks);
+}
+
 std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_id,
                                                 bool read_write) noexcept {
     try {

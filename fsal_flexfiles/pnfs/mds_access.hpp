@@ -38,6 +38,15 @@ wcc::AttrCache* cache(Export& exp) noexcept;
 // The file's data files, or std::nullopt when it has none (not a regular file, created
 // before the export had data servers, or its map could not be read: logged by the caller).
 std::optional<mds::DataFileMap> data_files(Export& exp, Handle& handle) noexcept;
+// On a namespace several MDSs serve (Map_In_Namespace; data_path/map_in_namespace.cpp):
+// whether this export is on one, this MDS's writer mark (before an RW layout goes out), and
+// the other MDSs' marks (their RW layouts, to fence on a conflicting open) and their removal.
+bool shared_namespace(const Export& exp) noexcept;
+bool mark_namespace_writer(Export& exp, Handle& handle, std::string& error) noexcept;
+std::vector<std::string> other_namespace_writers(Export& exp, Handle& handle) noexcept;
+void clear_namespace_writers(Export& exp, Handle& handle,
+                             const std::vector<std::string>& marks) noexcept;
+
 // The same, read again where another MDS of the namespace may have changed it
 // (Handle::current_data_files): before a layout is handed out or fenced.
 std::optional<mds::DataFileMap> current_data_files(Export& exp, Handle& handle) noexcept;

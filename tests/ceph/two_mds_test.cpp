@@ -11,7 +11,9 @@
 //   - a file placed by both at once (made behind their backs, written through both) ends
 //     with one map holding both writes, and the losing placement's data files go;
 //   - a fence by one MDS (new data-file owners, on the namespace object) reaches the
-//     layouts the other hands out next.
+//     layouts the other hands out next;
+//   - an open for write through one MDS fences the RW layouts the other granted, which it
+//     finds by that MDS's writer mark on the namespace object.
 //
 // Cluster: a single-node Ceph (CephCluster), 3 NFSv3 data servers, MDS 1 at .1 and MDS 2
 // at .2 exporting "/" of the CephFS at /ff (FLEXFILES over CEPH, Mirrors = 2,
@@ -266,4 +268,32 @@ TEST_F(TwoMdsOnCephfs, AFenceByOneMdsReachesTheLayoutsTheOtherHandsOut) {
     fc1->close();
     close_file(*b, fb);
     fa->close();
+}
+
+TEST_F(TwoMdsOnCephfs, AnOpenForWriteThroughOneMdsFencesTheRwLayoutsOfTheOther) {
+    // A writes through an RW layout from MDS 1.
+    auto a = open_session();
+    fc::PnfsClient pa(*a);
+    auto fa = fc::FlexFile::open(pa, "/ff/contended", create_new());
+    ASSERT_EQ(fa->layoutget(LAYOUTIOMODE4_RW), static_cast<std::uint32_t>(NFS4_OK));
+    ASSERT_TRUE(fa->try_write(0, bytes(4096, 1), fc::nfs3::Stable::file_sync).ok());
+
+    // B opens it for write through MDS 2, which never granted A anything: it finds MDS 1's
+    // writer mark on the namespace object and fences.
+    auto b = session_of(*mds2_);
+    OpenOptions rw;
+    rw.access = OPEN4_SHARE_ACCESS_BOTH;
+    OpenFile fb = open_path(*b, "/ff/contended", rw);
+    EXPECT_TRUE(mds2_->log_contains("and 1 other MDS(s) may"));
+
+    // A's layout writes no more; a new one from MDS 1 (the namespace's map) does.
+    const fc::IoOutcome old = fa->try_write(0, bytes(4096, 2), fc::nfs3::Stable::file_sync);
+    EXPECT_FALSE(old.ok()) << "A's old layout still writes after the fence";
+    fa->layoutreturn(false);
+    ASSERT_EQ(fa->layoutget(LAYOUTIOMODE4_RW), static_cast<std::uint32_t>(NFS4_OK));
+    const fc::IoOutcome fresh = fa->try_write(0, bytes(4096, 3), fc::nfs3::Stable::file_sync);
+    EXPECT_TRUE(fresh.ok()) << fresh.describe();
+    fa->layoutreturn(false);
+    fa->close();
+    close_file(*b, fb);
 }
