@@ -28,6 +28,16 @@ mds::ObjectKey key_of(Export* exp, fsal_obj_handle* sub) noexcept {
 
 } // namespace
 
+mds::StoreResult<std::optional<mds::DataFileMap>> Handle::load_map_logged() {
+    auto got = mds::load_map(*exp, sub, key);
+    if (!got.ok()) {
+        mds::DataPathCounters::add(exp->counters().store_errors);
+        LogCrit(COMPONENT_FSAL, "%s: fileid %" PRIu64 ": cannot read its data files: %s",
+                exp->label().c_str(), fileid, got.status.error.c_str());
+    }
+    return got;
+}
+
 std::shared_ptr<const mds::DataFileMap> Handle::data_files() {
     if (type != REGULAR_FILE || exp == nullptr)
         return nullptr;
@@ -36,14 +46,9 @@ std::shared_ptr<const mds::DataFileMap> Handle::data_files() {
     std::lock_guard lk(load_mu_);
     if (map_loaded_.load(std::memory_order_relaxed))
         return map_.get();
-    auto got = mds::load_map(*exp, sub, key);
-    if (!got.ok()) {
-        // Not cached: the next call asks the store again.
-        mds::DataPathCounters::add(exp->counters().store_errors);
-        LogCrit(COMPONENT_FSAL, "%s: fileid %" PRIu64 ": cannot read its data files: %s",
-                exp->label().c_str(), fileid, got.status.error.c_str());
-        return nullptr;
-    }
+    auto got = load_map_logged();
+    if (!got.ok())
+        return nullptr; // not cached: the next call asks the store again
     if (got.value)
         map_.publish(std::make_shared<const mds::DataFileMap>(std::move(*got.value)));
     else if (mds::map_in_namespace(*exp))
@@ -57,13 +62,9 @@ std::shared_ptr<const mds::DataFileMap> Handle::current_data_files() {
         return data_files();
     // One getxattr: CephFS keeps the attribute cached under its capabilities, so this is
     // a round trip only when another client (MDS) changed it.
-    auto got = mds::load_map(*exp, sub, key);
-    if (!got.ok()) {
-        mds::DataPathCounters::add(exp->counters().store_errors);
-        LogCrit(COMPONENT_FSAL, "%s: fileid %" PRIu64 ": cannot read its data files: %s",
-                exp->label().c_str(), fileid, got.status.error.c_str());
+    auto got = load_map_logged();
+    if (!got.ok())
         return nullptr;
-    }
     if (!got.value)
         return nullptr;
     const std::shared_ptr<const mds::DataFileMap> cached = data_files();

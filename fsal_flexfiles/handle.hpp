@@ -77,6 +77,9 @@ struct Handle : fsal_obj_handle {
     }
 
 private:
+    // mds::load_map, counting and logging a failure.
+    mds::StoreResult<std::optional<mds::DataFileMap>> load_map_logged();
+
     std::mutex load_mu_; // one load from the store at a time
     std::atomic<bool> map_loaded_{false};
     wcc::RcuPublished<mds::DataFileMap> map_;

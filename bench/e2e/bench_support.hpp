@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // What the end-to-end benchmarks share: progress lines, number formatting, CPU time of
-// processes, and main() (servers under <build>/bench-work unless FF_TEST_WORK_ROOT says
-// otherwise; a failure is one line on stderr and exit status 1).
+// processes, a plain client's session, and main() (servers under <build>/bench-work unless
+// FF_TEST_WORK_ROOT says otherwise; a failure is one line on stderr and exit status 1).
 #pragma once
+
+#include "client/session.hpp"
+#include "ff_harness/ganesha_server.hpp"
 
 #include <cstdlib>
 #include <exception>
@@ -72,6 +75,17 @@ void for_each_option(int argc, char** argv, const std::string& usage, OnOption o
         if (!on_option(key, std::string(argv[++i])))
             throw std::invalid_argument(usage);
     }
+}
+
+// An NFSv4.1 session with `server` as a plain client: no layouts asked for.
+inline std::unique_ptr<flexfiles::client::Session>
+plain_session(const flexfiles::harness::GaneshaServer& server) {
+    flexfiles::client::SessionOptions so;
+    so.host = server.address();
+    so.port = server.nfs_port();
+    so.minor_version = 1;
+    so.exchange_flags = 0;
+    return flexfiles::client::Session::open(so);
 }
 
 // An option's value as a number, or an error that names the option.

@@ -83,15 +83,6 @@ std::string name_of(std::uint64_t i) {
     return "f" + std::to_string(i);
 }
 
-std::unique_ptr<fc::Session> open_session(GaneshaServer& mds) {
-    fc::SessionOptions so;
-    so.host = mds.address();
-    so.port = mds.nfs_port();
-    so.minor_version = 1;
-    so.exchange_flags = 0; // a plain client: no layouts
-    return fc::Session::open(so);
-}
-
 long rss_kib(pid_t pid) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/status");
     std::string line;
@@ -126,7 +117,7 @@ std::vector<Clock::time_point> in_parallel(GaneshaServer& mds, unsigned sessions
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < sessions; ++t)
         threads.emplace_back([&, t] {
-            auto s = open_session(mds);
+            auto s = bench::plain_session(mds);
             for (std::uint64_t i = t; i < n; i += sessions) {
                 try {
                     op(*s, i);
@@ -221,7 +212,7 @@ int run(const Args& args) {
     double first_answer = -1;
     for (;;) {
         try {
-            auto s = open_session(mds);
+            auto s = bench::plain_session(mds);
             fc::stat_path(*s, "/m/" + dir_of(args.files - 1) + "/" + name_of(args.files - 1));
             first_answer = seconds(Clock::now() - r0);
             s->close();

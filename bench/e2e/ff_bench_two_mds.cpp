@@ -66,15 +66,6 @@ Args parse_args(int argc, char** argv) {
     return a;
 }
 
-std::unique_ptr<fc::Session> session_of(const GaneshaServer& mds) {
-    fc::SessionOptions so;
-    so.host = mds.address();
-    so.port = mds.nfs_port();
-    so.minor_version = 1;
-    so.exchange_flags = 0; // a plain client: no layouts
-    return fc::Session::open(so);
-}
-
 // CPU seconds so far of a set of processes.
 double cpu_of(const std::vector<pid_t>& pids) {
     double s = 0;
@@ -98,7 +89,7 @@ Phase measure(const std::vector<GaneshaServer*>& mds, const Processes& procs, un
               unsigned seconds, Op op) {
     std::vector<std::unique_ptr<fc::Session>> s;
     for (unsigned t = 0; t < sessions; t++)
-        s.push_back(session_of(*mds[t % mds.size()]));
+        s.push_back(bench::plain_session(*mds[t % mds.size()]));
     std::atomic<bool> stop{false};
     std::atomic<std::uint64_t> done{0}, failed{0};
     const double mds0 = cpu_of(procs.mds), ceph0 = cpu_of(procs.ceph),
@@ -175,7 +166,7 @@ int run(const Args& args) {
 
     progress("writing " + std::to_string(kGetattrFiles) + " files for GETATTR");
     {
-        auto s = session_of(mds1);
+        auto s = bench::plain_session(mds1);
         const std::vector<char> data(4096, 'x');
         for (unsigned i = 0; i < kGetattrFiles; i++) {
             fc::OpenOptions oo;
@@ -191,7 +182,7 @@ int run(const Args& args) {
     auto handles = [&](const std::vector<GaneshaServer*>& mds) {
         std::vector<std::vector<fc::FileHandle>> fhs(args.sessions);
         for (unsigned t = 0; t < args.sessions; t++) {
-            auto s = session_of(*mds[t % mds.size()]);
+            auto s = bench::plain_session(*mds[t % mds.size()]);
             for (unsigned i = 0; i < kGetattrFiles; i++)
                 fhs[t].push_back(fc::lookup_path(*s, "/m/g" + std::to_string(i)));
             s->close();

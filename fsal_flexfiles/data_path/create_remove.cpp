@@ -153,16 +153,8 @@ fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) no
             LogCrit(COMPONENT_FSAL, "%s: cannot create %s: %s", exp.label().c_str(), who.c_str(),
                     st.error.c_str());
             std::vector<PendingRemoval> all;
-            for (const DataFile& df : map->files) {
-                PendingRemoval r;
-                r.ds_id = df.ds_id;
-                r.name = df.name;
-                r.fh = df.fh;
-                r.file_id = map->file_id;
-                r.next_attempt_ms = wall_clock_ms();
-                r.last_error = "its map could not be stored";
-                all.push_back(std::move(r));
-            }
+            for (const DataFile& df : map->files)
+                all.push_back(removal_of(df, map->file_id, "its map could not be stored"));
             abandon(exp, handle, all, "failed create of " + who);
             return fsalstat(ERR_FSAL_SERVERFAULT, 0);
         }

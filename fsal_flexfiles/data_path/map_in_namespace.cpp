@@ -104,16 +104,9 @@ StoreStatus adopt(Export& exp, const ObjectKey& key, const DataFileMap& theirs,
                 std::any_of(theirs.files.begin(), theirs.files.end(), [&](const DataFile& t) {
                     return t.ds_id == mine.ds_id && t.name == mine.name;
                 });
-            if (kept)
-                continue;
-            PendingRemoval r;
-            r.ds_id = mine.ds_id;
-            r.name = mine.name;
-            r.fh = mine.fh;
-            r.file_id = ours->file_id;
-            r.next_attempt_ms = wall_clock_ms();
-            r.last_error = "another MDS placed the file first";
-            orphans.push_back(std::move(r));
+            if (!kept)
+                orphans.push_back(
+                    removal_of(mine, ours->file_id, "another MDS placed the file first"));
         }
         if (!orphans.empty()) {
             auto queued = exp.store().queue_removals(std::move(orphans));

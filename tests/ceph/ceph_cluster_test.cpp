@@ -2,9 +2,10 @@
 //
 // The single-node Ceph the `ceph` scenarios run on (testing/harness: CephCluster) serves a
 // CephFS that two independent clients see alike: what one writes, and the extended
-// attributes it sets (where several metadata servers on one namespace would keep a
-// file's data-file map), the other reads back; and nothing is left running after it.
-#include "ff_harness/ceph_cluster.hpp"
+// attributes it sets (where several metadata servers on one namespace keep a file's
+// data-file map: Map_In_Namespace), the other reads back; and nothing is left running
+// after it.
+#include "ceph_support.hpp"
 
 #include <cephfs/libcephfs.h>
 #include <fcntl.h>
@@ -14,34 +15,7 @@
 #include <sys/xattr.h>
 #include <vector>
 
-using namespace flexfiles::harness;
-
-namespace {
-
-// One libcephfs client, mounted at the root of the cluster's file system.
-class CephClient {
-public:
-    explicit CephClient(const CephCluster& c) {
-        if (ceph_create(&m_, nullptr) != 0)
-            throw std::runtime_error("ceph_create failed");
-        if (ceph_conf_read_file(m_, c.conf().c_str()) != 0)
-            throw std::runtime_error("ceph_conf_read_file failed");
-        if (const int rc = ceph_mount(m_, "/"); rc != 0)
-            throw std::runtime_error("ceph_mount: " + std::to_string(rc));
-    }
-    ~CephClient() {
-        ceph_unmount(m_);
-        ceph_release(m_);
-    }
-    CephClient(const CephClient&) = delete;
-    CephClient& operator=(const CephClient&) = delete;
-    ceph_mount_info* get() const { return m_; }
-
-private:
-    ceph_mount_info* m_ = nullptr;
-};
-
-} // namespace
+using namespace flexfiles::ceph_test;
 
 TEST(CephCluster, TwoClientsSeeOneFileSystemWithItsExtendedAttributes) {
     std::vector<pid_t> daemons;

@@ -8,6 +8,7 @@
 // rados_cluster, node ids "mds1", "mds2", ...
 #pragma once
 
+#include "client/flex_file.hpp"
 #include "ff_harness/ceph_cluster.hpp"
 #include "layout_test_support.hpp"
 
@@ -61,6 +62,20 @@ public:
 private:
     ceph_mount_info* m_ = nullptr;
 };
+
+// OPEN with create and truncate (a new, empty file).
+inline client::FlexOpenOptions create_new() {
+    client::FlexOpenOptions o;
+    o.create = true;
+    o.truncate = true;
+    return o;
+}
+
+// `n` bytes of test pattern `seed`, as the pNFS client writes them.
+inline std::vector<char> bytes(std::size_t n, std::uint8_t seed) {
+    const auto p = pattern(n, seed);
+    return std::vector<char>(p.begin(), p.end());
+}
 
 // FlexfilesCluster with its namespace on a CephFS started first.
 class CephFlexfilesCluster : public FlexfilesCluster {

@@ -76,8 +76,7 @@ TEST(CephConfigSample, TwoMdssRunningTheSampleServeOneNamespace) {
             CephCluster::wait_out_grace(*mds.front(), before);
     }
 
-    const auto data = pattern(64 * 1024, 4);
-    const std::vector<char> bytes(data.begin(), data.end());
+    const std::vector<char> data = bytes(64 * 1024, 4);
     SessionOptions so;
     so.host = mds[0]->address();
     so.port = mds[0]->nfs_port();
@@ -89,7 +88,7 @@ TEST(CephConfigSample, TwoMdssRunningTheSampleServeOneNamespace) {
         create.create = true;
         auto f = fc::FlexFile::open(pnfs, "/ff/from-the-sample", create);
         ASSERT_EQ(f->layoutget(LAYOUTIOMODE4_RW), static_cast<std::uint32_t>(NFS4_OK));
-        f->write(0, bytes);
+        f->write(0, data);
         ASSERT_TRUE(f->commit().ok());
         f->layoutcommit();
         f->layoutreturn(false);
@@ -100,8 +99,8 @@ TEST(CephConfigSample, TwoMdssRunningTheSampleServeOneNamespace) {
     fc::PnfsClient pnfs(*two);
     auto f = fc::FlexFile::open(pnfs, "/ff/from-the-sample", {});
     ASSERT_EQ(f->layoutget(LAYOUTIOMODE4_READ), static_cast<std::uint32_t>(NFS4_OK));
-    EXPECT_EQ(f->read_all(0), bytes);
-    EXPECT_EQ(f->read_all(1), bytes) << "Mirrors = 2";
+    EXPECT_EQ(f->read_all(0), data);
+    EXPECT_EQ(f->read_all(1), data) << "Mirrors = 2";
     f->layoutreturn(false);
     f->close();
 }

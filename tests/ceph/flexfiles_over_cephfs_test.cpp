@@ -22,18 +22,6 @@ namespace {
 
 using FlexfilesOverCephfs = CephFlexfilesCluster;
 
-fc::FlexOpenOptions create_new() {
-    fc::FlexOpenOptions o;
-    o.create = true;
-    o.truncate = true;
-    return o;
-}
-
-std::vector<char> bytes(std::size_t n, std::uint8_t seed) {
-    const auto p = pattern(n, seed);
-    return std::vector<char>(p.begin(), p.end());
-}
-
 } // namespace
 
 TEST_F(FlexfilesOverCephfs, AFileWrittenThroughItsLayoutIsOnTheCephfsAndTheMdsAnswersItsSize) {

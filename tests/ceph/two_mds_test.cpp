@@ -70,18 +70,6 @@ protected:
     GaneshaServer* mds2_ = nullptr;
 };
 
-fc::FlexOpenOptions create_new() {
-    fc::FlexOpenOptions o;
-    o.create = true;
-    o.truncate = true;
-    return o;
-}
-
-std::vector<char> bytes(std::size_t n, std::uint8_t seed) {
-    const auto p = pattern(n, seed);
-    return std::vector<char>(p.begin(), p.end());
-}
-
 std::vector<std::vector<char>> data_file_fhs(const fc::FlexFile& f) {
     std::vector<std::vector<char>> out;
     for (const fc::FlexDataFile& d : f.data_files())

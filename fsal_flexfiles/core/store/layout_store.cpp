@@ -191,6 +191,17 @@ std::int64_t wall_clock_ms() {
         .count();
 }
 
+PendingRemoval removal_of(const DataFile& df, std::uint64_t file_id, std::string why) {
+    PendingRemoval r;
+    r.ds_id = df.ds_id;
+    r.name = df.name;
+    r.fh = df.fh;
+    r.file_id = file_id;
+    r.next_attempt_ms = wall_clock_ms();
+    r.last_error = std::move(why);
+    return r;
+}
+
 // BEGIN IMMEDIATE ... COMMIT, rolled back unless commit() succeeded.
 class LayoutStore::Txn {
 public:

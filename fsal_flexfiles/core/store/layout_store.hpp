@@ -127,6 +127,9 @@ struct RemovedFile {
 // Milliseconds since the epoch (the queue's time base: it survives restarts).
 std::int64_t wall_clock_ms();
 
+// The removal of data file `df` of MDS file `file_id`, due now, queued because of `why`.
+PendingRemoval removal_of(const DataFile& df, std::uint64_t file_id, std::string why);
+
 class LayoutStore {
 public:
     // Opens (creating it and its parent folders if needed) the store at `path`. Fails when
