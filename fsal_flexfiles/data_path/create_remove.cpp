@@ -144,7 +144,9 @@ fsal_status_t place_data_files(Export& exp, Handle& handle, const char* name) no
         layout::RwGrantMarks* marks = exp.layouts().rw_marks.get();
         StoreStatus st;
         const auto commit = [&](const std::vector<ObjectKey>& drops) {
-            st = exp.store().put(handle.key, *map, marks != nullptr, drops);
+            st = exp.store().put(handle.key, *map, marks != nullptr, drops,
+                                 map_in_namespace(exp) ? host_handle_of(exp, handle.sub)
+                                                       : std::vector<std::uint8_t>{});
             return st.ok();
         };
         if (marks != nullptr ? !marks->with_create(handle.key, commit) : !commit({})) {

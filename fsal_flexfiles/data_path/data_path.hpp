@@ -49,8 +49,8 @@ fleet::DsStatus start_data_server(Export& exp, const config::DataServer& ds) noe
 // The FSAL status for a data-server failure: NFS errors that mean something to a client
 // (NOSPC, DQUOT, FBIG, ROFS) keep their meaning; fewer configured, undrained data servers
 // than Mirrors is NOSPC (no room to place the mirrors), enough of them but fewer Up is
-// DELAY (transient: they come back); everything else (timeouts, unreachable data servers, I/O errors,
-// stale data files) is IO. The minor code is the errno.
+// DELAY (transient: they come back); everything else (timeouts, unreachable data servers, I/O
+// errors, stale data files) is IO. The minor code is the errno.
 fsal_status_t to_fsal_status(const fleet::DsStatus& st) noexcept;
 
 // ---- fsal_create_remove.cpp ----
@@ -85,6 +85,20 @@ bool map_in_namespace(const Export& exp) noexcept;
 // and a map only the store has is published first. An error when neither can be read.
 StoreResult<std::optional<DataFileMap>> load_map(Export& exp, fsal_obj_handle* sub,
                                                  const ObjectKey& key) noexcept;
+// The namespace FSAL's host handle of `sub` (what its create_handle takes), recorded with
+// an RW-layout mark so that the next start can reach the object; empty on failure.
+std::vector<std::uint8_t> host_handle_of(Export& exp, fsal_obj_handle* sub) noexcept;
+// load_map where no client's handle exists (at start), through the object's host handle;
+// the store's map when the export keeps no map in the namespace or `host` is empty. A file
+// removed from the namespace has no map.
+StoreResult<std::optional<DataFileMap>>
+load_map_by_handle(Export& exp, const ObjectKey& key,
+                   const std::vector<std::uint8_t>& host) noexcept;
+// Records a file's changed map there: the store, and with Map_In_Namespace the object too
+// (when `host` is known).
+StoreStatus record_map_by_handle(Export& exp, const ObjectKey& key,
+                                 const std::vector<std::uint8_t>& host,
+                                 const DataFileMap& map) noexcept;
 // Writes `map` as the namespace object's map (call after the store has it). With
 // create_only, ERR_FSAL_EXIST says the object has one already (another MDS placed the file
 // first). On other errors `error` says what failed.

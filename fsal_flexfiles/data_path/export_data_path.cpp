@@ -279,7 +279,7 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
                 std::vector<RwGrantMark> marks;
                 marks.reserve(add.size());
                 for (const auto& m : add)
-                    marks.push_back(RwGrantMark{m.key, m.file_id});
+                    marks.push_back(RwGrantMark{m.key, m.file_id, m.handle});
                 const StoreStatus st = exp.store().update_rw_grants(marks, drop);
                 error = st.error;
                 return st.ok();

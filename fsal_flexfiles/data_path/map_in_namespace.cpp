@@ -217,6 +217,102 @@ void clear_namespace_writers(Export& exp, fsal_obj_handle* sub,
     }
 }
 
+namespace {
+
+// Runs `use` with the sub-FSAL's handle of the object whose host handle (host_handle_of)
+// is `host`. Errors: the object is gone (ERR_FSAL_STALE / NOENT), or the FSAL's.
+template <class Use>
+fsal_status_t with_object(Export& exp, const std::vector<std::uint8_t>& host, Use use) {
+    fsal_export* sub_export = exp.sub_export;
+    std::vector<std::uint8_t> copy = host; // create_handle may not keep it constant
+    gsh_buffdesc desc{copy.data(), copy.size()};
+    fsal_obj_handle* sub = nullptr;
+    AsMds as_mds;
+    // With attributes asked for: FSAL_CEPH makes a handle of the object's type only then.
+    fsal_attrlist attrs;
+    fsal_prepare_attrs(&attrs, ATTR_TYPE);
+    const fsal_status_t st = sub_call(
+        &exp, [&] { return sub_export->exp_ops.create_handle(sub_export, &desc, &sub, &attrs); });
+    fsal_release_attrs(&attrs);
+    if (FSAL_IS_ERROR(st) || sub == nullptr)
+        return FSAL_IS_ERROR(st) ? st : fsalstat(ERR_FSAL_STALE, 0);
+    use(sub);
+    sub_call(&exp, [&] { sub->obj_ops->release(sub); });
+    return fsalstat(ERR_FSAL_NO_ERROR, 0);
+}
+
+} // namespace
+
+std::vector<std::uint8_t> host_handle_of(Export& exp, fsal_obj_handle* sub) noexcept {
+    try {
+        std::vector<std::uint8_t> buf(NFS4_FHSIZE);
+        gsh_buffdesc desc{buf.data(), buf.size()};
+        fsal_status_t st = sub_call(
+            &exp, [&] { return sub->obj_ops->handle_to_wire(sub, FSAL_DIGEST_NFSV4, &desc); });
+        if (!FSAL_IS_ERROR(st))
+            st = sub_call(&exp, [&] {
+                return exp.sub_export->exp_ops.wire_to_host(exp.sub_export, FSAL_DIGEST_NFSV4,
+                                                            &desc, 0);
+            });
+        if (FSAL_IS_ERROR(st) || desc.len > buf.size())
+            return {};
+        const auto* bytes = static_cast<const std::uint8_t*>(desc.addr);
+        return std::vector<std::uint8_t>(bytes, bytes + desc.len);
+    } catch (...) {
+        return {};
+    }
+}
+
+StoreResult<std::optional<DataFileMap>>
+load_map_by_handle(Export& exp, const ObjectKey& key,
+                   const std::vector<std::uint8_t>& host) noexcept {
+    try {
+        if (!map_in_namespace(exp) || host.empty())
+            return exp.store().get(key);
+        StoreResult<std::optional<DataFileMap>> out;
+        const fsal_status_t st =
+            with_object(exp, host, [&](fsal_obj_handle* sub) { out = load_map(exp, sub, key); });
+        if (st.major == ERR_FSAL_STALE || st.major == ERR_FSAL_NOENT)
+            return {}; // removed (through another MDS): no map
+        if (FSAL_IS_ERROR(st))
+            return {StoreStatus{std::string("finding the file in the namespace: ") +
+                                msg_fsal_err(st.major)},
+                    std::nullopt};
+        return out;
+    } catch (const std::exception& e) {
+        return {StoreStatus{e.what()}, std::nullopt};
+    }
+}
+
+StoreStatus record_map_by_handle(Export& exp, const ObjectKey& key,
+                                 const std::vector<std::uint8_t>& host,
+                                 const DataFileMap& map) noexcept {
+    try {
+        if (StoreStatus st = exp.store().put(key, map); !st.ok() || !map_in_namespace(exp))
+            return st;
+        if (host.empty()) {
+            LogWarn(COMPONENT_FSAL,
+                    "%s: fileid %" PRIu64 ": its mark recorded no handle to reach the "
+                    "namespace object: the new owners are in this MDS's layout store only, "
+                    "and the namespace's map (which every MDS follows) keeps the old ones",
+                    exp.label().c_str(), map.file_id);
+            return {};
+        }
+        std::string error;
+        fsal_status_t published = fsalstat(ERR_FSAL_NO_ERROR, 0);
+        const fsal_status_t st = with_object(exp, host, [&](fsal_obj_handle* sub) {
+            published = publish_map(exp, sub, map, false, error);
+        });
+        if (FSAL_IS_ERROR(st))
+            return {std::string("finding the file in the namespace: ") + msg_fsal_err(st.major)};
+        if (FSAL_IS_ERROR(published))
+            return {error};
+        return {};
+    } catch (const std::exception& e) {
+        return {e.what()};
+    }
+}
+
 bool map_in_namespace(const Export& exp) noexcept {
     return exp.settings.map_in_namespace;
 }

@@ -292,7 +292,7 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
         // here, only fenced (their clients then come back to their MDS for new ones).
         const std::vector<std::string> elsewhere =
             mds_access::shared_namespace(exp) ? mds_access::other_namespace_writers(exp, handle)
-                                       : std::vector<std::string>{};
+                                              : std::vector<std::string>{};
         if (writers.empty() && elsewhere.empty())
             return;
 
@@ -307,8 +307,7 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
                  " while %zu other client(s) hold RW layouts and %zu other MDS(s) may: %u of "
                  "%zu data file(s) fenced (owner now %u:%u)%s",
                  exp.label().c_str(), file, opener, writers.size(), elsewhere.size(), changed,
-                 next.files.size(), next.files.front().fencing_uid,
-                 next.files.front().fencing_gid,
+                 next.files.size(), next.files.front().fencing_uid, next.files.front().fencing_gid,
                  writers.empty() ? "" : ", recalling their layouts");
         if (!elsewhere.empty())
             mds_access::clear_namespace_writers(exp, handle, elsewhere);
@@ -398,16 +397,22 @@ void fence_previous_rw_layouts(Export& exp) noexcept {
             for (std::size_t k = first; k < last; k++) {
                 const mds::RwGrantMark& m = marks.value[k];
                 done.push_back(m.key);
-                const auto map = store.get(m.key);
+                // The namespace object's map where MDSs share one: another MDS may have
+                // changed it since.
+                const auto map = mds_access::map_of_mark(exp, m);
+                if (!map.ok())
+                    LogCrit(COMPONENT_PNFS, "%s: fileid %" PRIu64 ": %s: not fenced",
+                            exp.label().c_str(), m.file_id, map.status.error.c_str());
                 if (!map.ok() || !map.value || map.value->files.empty())
                     continue; // removed since: its data files are in the reaper's queue
                 fences.emplace_back(&m, send_fence(exp, *map.value, deadline));
             }
             for (auto& [mark, fence] : fences) {
-                // No handle exists yet (no client has been served): the store is the map.
-                const RecordMap record = [&store, key = &mark->key](const mds::DataFileMap& next,
-                                                                    std::string& error) {
-                    const mds::StoreStatus st = store.put(*key, next);
+                // No client's handle exists yet (no client has been served): recorded through
+                // the mark (the store, and the namespace object through its host handle).
+                const RecordMap record = [&exp, mark = mark](const mds::DataFileMap& next,
+                                                             std::string& error) {
+                    const mds::StoreStatus st = mds_access::record_map_of_mark(exp, *mark, next);
                     error = st.error;
                     return st.ok();
                 };

@@ -198,7 +198,8 @@ nfsstat4 layoutget(fsal_obj_handle* obj_hdl, XDR* loc_body, const fsal_layoutget
     // The next instance of the MDS must be able to fence what this one hands out.
     if (granted == Iomode::ReadWrite && state.rw_marks) {
         std::string error;
-        if (!state.rw_marks->granted(handle->key, file, error)) {
+        if (!state.rw_marks->granted(handle->key, file, error,
+                                     mds_access::mark_handle(*exp, *handle))) {
             bump(state.counters.layoutgets_refused);
             LogWarn(COMPONENT_PNFS,
                     "%s LAYOUTGET(RW) file %" PRIu64 ": the layout store could not record "

@@ -37,6 +37,21 @@ std::optional<mds::DataFileMap> current_data_files(Export&, Handle& handle) noex
     }
 }
 
+mds::StoreResult<std::optional<mds::DataFileMap>>
+map_of_mark(Export& exp, const mds::RwGrantMark& mark) noexcept {
+    return mds::load_map_by_handle(exp, mark.key, mark.handle);
+}
+
+mds::StoreStatus record_map_of_mark(Export& exp, const mds::RwGrantMark& mark,
+                                    const mds::DataFileMap& map) noexcept {
+    return mds::record_map_by_handle(exp, mark.key, mark.handle, map);
+}
+
+std::vector<std::uint8_t> mark_handle(Export& exp, Handle& handle) noexcept {
+    return mds::map_in_namespace(exp) ? mds::host_handle_of(exp, handle.sub)
+                                      : std::vector<std::uint8_t>{};
+}
+
 bool shared_namespace(const Export& exp) noexcept {
     return mds::map_in_namespace(exp);
 }

@@ -47,6 +47,16 @@ std::vector<std::string> other_namespace_writers(Export& exp, Handle& handle) no
 void clear_namespace_writers(Export& exp, Handle& handle,
                              const std::vector<std::string>& marks) noexcept;
 
+// A file's map and its change where no client's handle exists (the start-time fence), by
+// the store key and the host handle its RW-layout mark recorded: the namespace object's with
+// Map_In_Namespace, else the store's.
+mds::StoreResult<std::optional<mds::DataFileMap>>
+map_of_mark(Export& exp, const mds::RwGrantMark& mark) noexcept;
+mds::StoreStatus record_map_of_mark(Export& exp, const mds::RwGrantMark& mark,
+                                    const mds::DataFileMap& map) noexcept;
+// The host handle an RW-layout mark records on a shared namespace (empty elsewhere).
+std::vector<std::uint8_t> mark_handle(Export& exp, Handle& handle) noexcept;
+
 // The same, read again where another MDS of the namespace may have changed it
 // (Handle::current_data_files): before a layout is handed out or fenced.
 std::optional<mds::DataFileMap> current_data_files(Export& exp, Handle& handle) noexcept;

@@ -161,3 +161,48 @@ TEST_F(FlexfilesOverCephfs, ClientsSeeAFilesExtendedAttributesButNeverItsMap) {
     again->layoutreturn(false);
     again->close();
 }
+
+// A crash: the MDS is killed with an RW layout out, and starts again (its node id, its
+// layout store and the clients' records in RADOS are where they were). Before serving, it
+// fences the layouts its previous instance handed out, and the new owners are on the
+// namespace object too: new layouts carry them and write; the old one does not.
+TEST_F(FlexfilesOverCephfs, ARestartAfterACrashFencesTheOldLayoutsOnTheNamespaceToo) {
+    const auto first = bytes(8192, 1);
+    auto s = open_session();
+    fc::PnfsClient pnfs(*s);
+    auto held = fc::FlexFile::open(pnfs, "/ff/crashed", create_new());
+    ASSERT_EQ(held->layoutget(LAYOUTIOMODE4_RW), static_cast<std::uint32_t>(NFS4_OK));
+    ASSERT_TRUE(held->try_write(0, first, fc::nfs3::Stable::file_sync).ok());
+
+    GaneshaServer& mds = cluster_->mds();
+    const std::size_t before = mds.log_offset();
+    const auto killed_at = std::chrono::steady_clock::now();
+    ASSERT_TRUE(mds.signal(SIGKILL));
+    mds.stop();
+    mds.start();
+    const auto answering = std::chrono::steady_clock::now();
+    CephCluster::wait_out_grace(mds, before);
+    std::cout
+        << "[ observed ] killed MDS on CephFS answering again after "
+        << std::chrono::duration_cast<std::chrono::milliseconds>(answering - killed_at).count()
+        << " ms, out of grace after "
+        << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 killed_at)
+               .count()
+        << " ms" << std::endl;
+    EXPECT_TRUE(
+        mds.log_contains("1 file(s) were under RW layouts of the previous instance", before));
+
+    EXPECT_FALSE(held->try_write(0, bytes(8192, 2), fc::nfs3::Stable::file_sync).ok())
+        << "the previous instance's layout still writes";
+
+    auto again = open_session();
+    fc::PnfsClient pnfs2(*again);
+    auto f = fc::FlexFile::open(pnfs2, "/ff/crashed", {});
+    ASSERT_EQ(f->layoutget(LAYOUTIOMODE4_RW), static_cast<std::uint32_t>(NFS4_OK));
+    EXPECT_EQ(f->read_all(0), first) << "what was acknowledged before the crash";
+    const fc::IoOutcome w = f->try_write(0, bytes(8192, 3), fc::nfs3::Stable::file_sync);
+    EXPECT_TRUE(w.ok()) << "a new layout writes: " << w.describe();
+    f->layoutreturn(false);
+    f->close();
+}

@@ -13,7 +13,8 @@ bool RwGrantMarks::write_with_drops(const CreateCommit& write) {
     return true;
 }
 
-bool RwGrantMarks::granted(const Key& key, std::uint64_t file_id, std::string& error) {
+bool RwGrantMarks::granted(const Key& key, std::uint64_t file_id, std::string& error,
+                           const Key& handle) {
     std::lock_guard lock(mu_);
     if (durable_.count(key) != 0) {
         to_drop_.erase(key); // still needed: the lazy drop must not remove it
@@ -21,7 +22,7 @@ bool RwGrantMarks::granted(const Key& key, std::uint64_t file_id, std::string& e
         return true;
     }
     if (!write_with_drops([&](const std::vector<Key>& drop) {
-            return persist_({Mark{key, file_id}}, drop, error);
+            return persist_({Mark{key, file_id, handle}}, drop, error);
         }))
         return false;
     durable_.insert(key);

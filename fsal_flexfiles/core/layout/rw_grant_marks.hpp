@@ -31,6 +31,7 @@ public:
     struct Mark {
         Key key;
         std::uint64_t file_id = 0;
+        Key handle; // the namespace FSAL's host handle, when the export records it
     };
     // Makes `add` durable and drops `drop` in one transaction; false (and `error`) when
     // nothing changed.
@@ -42,7 +43,7 @@ public:
     // An RW layout of the file is about to go out. True once the file's mark is durable
     // (at once when it already was); false when the store failed: the layout must not go
     // out (error says why).
-    bool granted(const Key& key, std::uint64_t file_id, std::string& error);
+    bool granted(const Key& key, std::uint64_t file_id, std::string& error, const Key& handle = {});
     // A create: `commit` writes the new file's map together with its mark, dropping the
     // marks in `drops` in the same transaction (its RW layout follows at once, and then
     // granted() costs no transaction). Until a layout comes, the new mark waits to be

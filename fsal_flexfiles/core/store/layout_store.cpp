@@ -22,7 +22,8 @@ namespace {
 //   2  + stale_mirrors
 //   3  + store_identity (the export's identity, model/naming.hpp; drawn at the upgrade)
 //   4  + rw_grants (files an RW layout may be out on; fenced at the next start)
-constexpr int kSchemaVersion = 4;
+//   5  + rw_grant_handles (their namespace FSAL's host handles, where the export knows them)
+constexpr int kSchemaVersion = 5;
 constexpr int kOldestUpgradable = 1;
 
 constexpr const char* kSchema = R"sql(
@@ -82,6 +83,10 @@ CREATE TABLE IF NOT EXISTS rw_grants (
     key BLOB PRIMARY KEY,
     file_id INTEGER NOT NULL,
     since_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rw_grant_handles (
+    key BLOB PRIMARY KEY REFERENCES rw_grants(key) ON DELETE CASCADE,
+    handle BLOB NOT NULL
 ) WITHOUT ROWID;
 )sql";
 
@@ -438,7 +443,8 @@ StoreResult<std::optional<DataFileMap>> LayoutStore::get_locked(const ObjectKey&
 }
 
 StoreStatus LayoutStore::put(const ObjectKey& key, const DataFileMap& map, bool mark_rw,
-                             const std::vector<ObjectKey>& drop_rw) {
+                             const std::vector<ObjectKey>& drop_rw,
+                             const std::vector<std::uint8_t>& rw_handle) {
     std::lock_guard lk(mu_);
     Txn txn(*this);
     if (!txn.began())
@@ -472,7 +478,8 @@ StoreStatus LayoutStore::put(const ObjectKey& key, const DataFileMap& map, bool 
     if (!intents.bind(1, key).run())
         return fail("drop a create's intents");
     if (mark_rw) {
-        if (auto st = write_rw_grants_locked({RwGrantMark{key, map.file_id}}, drop_rw); !st.ok())
+        if (auto st = write_rw_grants_locked({RwGrantMark{key, map.file_id, rw_handle}}, drop_rw);
+            !st.ok())
             return st;
     }
     if (!txn.commit())
@@ -672,8 +679,9 @@ StoreStatus LayoutStore::update_rw_grants(const std::vector<RwGrantMark>& add,
 StoreStatus LayoutStore::write_rw_grants_locked(const std::vector<RwGrantMark>& add,
                                                 const std::vector<ObjectKey>& drop) {
     for (const ObjectKey& key : drop) {
+        Stmt h(db_, "DELETE FROM rw_grant_handles WHERE key = ?");
         Stmt s(db_, "DELETE FROM rw_grants WHERE key = ?");
-        if (!s.bind(1, key).run())
+        if (!h.bind(1, key).run() || !s.bind(1, key).run())
             return fail("drop an RW-layout mark");
     }
     const std::int64_t now = wall_clock_ms();
@@ -681,6 +689,11 @@ StoreStatus LayoutStore::write_rw_grants_locked(const std::vector<RwGrantMark>& 
         Stmt s(db_, "INSERT OR IGNORE INTO rw_grants (key, file_id, since_ms) VALUES (?, ?, ?)");
         if (!s.bind(1, m.key).bind(2, m.file_id).bind_signed(3, now).run())
             return fail("mark a file as under an RW layout");
+        if (m.handle.empty())
+            continue;
+        Stmt h(db_, "INSERT OR REPLACE INTO rw_grant_handles (key, handle) VALUES (?, ?)");
+        if (!h.bind(1, m.key).bind(2, m.handle).run())
+            return fail("record the handle of a file under an RW layout");
     }
     return {};
 }
@@ -688,10 +701,11 @@ StoreStatus LayoutStore::write_rw_grants_locked(const std::vector<RwGrantMark>& 
 StoreResult<std::vector<RwGrantMark>> LayoutStore::rw_grants() {
     std::lock_guard lk(mu_);
     StoreResult<std::vector<RwGrantMark>> out;
-    Stmt s(db_, "SELECT key, file_id FROM rw_grants ORDER BY file_id");
+    Stmt s(db_, "SELECT g.key, g.file_id, h.handle FROM rw_grants g "
+                "LEFT JOIN rw_grant_handles h ON h.key = g.key ORDER BY g.file_id");
     int rc;
     while ((rc = s.step()) == SQLITE_ROW)
-        out.value.push_back(RwGrantMark{s.blob(0), s.u64(1)});
+        out.value.push_back(RwGrantMark{s.blob(0), s.u64(1), s.blob(2)});
     if (rc != SQLITE_DONE)
         out.status = fail("list RW-layout marks");
     return out;

@@ -104,6 +104,10 @@ struct StaleMirror {
 struct RwGrantMark {
     ObjectKey key;
     std::uint64_t file_id = 0;
+    // The namespace FSAL's host handle of the file (what its create_handle takes), where
+    // the export needs one to reach the object without a client's handle: at start, on a
+    // namespace several MDSs share (its map is on the object). Empty otherwise.
+    std::vector<std::uint8_t> handle;
 
     bool operator==(const RwGrantMark&) const = default;
 };
@@ -149,11 +153,12 @@ public:
     // The file's map, or std::nullopt when it has none.
     StoreResult<std::optional<DataFileMap>> get(const ObjectKey& key);
     // Sets the file's map (replacing any) and drops its create intents, atomically; with
-    // mark_rw, also marks the file as under an RW layout and drops the marks of
-    // `drop_rw`, in the same transaction (a create, whose RW layout follows at once: see
-    // update_rw_grants).
+    // mark_rw, also marks the file as under an RW layout (with `rw_handle`: see RwGrantMark)
+    // and drops the marks of `drop_rw`, in the same transaction (a create, whose RW layout
+    // follows at once: see update_rw_grants).
     StoreStatus put(const ObjectKey& key, const DataFileMap& map, bool mark_rw = false,
-                    const std::vector<ObjectKey>& drop_rw = {});
+                    const std::vector<ObjectKey>& drop_rw = {},
+                    const std::vector<std::uint8_t>& rw_handle = {});
     // Drops the file's map and queues its data files for removal (due now), atomically.
     StoreResult<RemovedFile> remove_file(const ObjectKey& key);
     StoreResult<std::uint64_t> file_count();

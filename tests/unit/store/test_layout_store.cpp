@@ -278,6 +278,29 @@ void test_rw_grant_marks_survive_a_reopen(void**) {
     assert_true(marks.value[0] == (RwGrantMark{kKeyB, 8}));
 }
 
+// On a shared namespace a mark also records the file's host handle (the next start reaches
+// the object through it); it goes with the mark, and a mark without one reads back empty.
+void test_rw_grant_marks_keep_their_host_handle(void**) {
+    const std::string path = store_path("rw-grant-handles");
+    const std::vector<std::uint8_t> host_a{1, 2, 3}, host_b{9, 8};
+    {
+        auto store = open_ok(path);
+        assert_true(store->update_rw_grants({{kKeyA, 7, host_a}}, {}).ok());
+        assert_true(store->put(kKeyB, sample_map(8, 2), true, {}, host_b).ok());
+    }
+    auto store = open_ok(path);
+    auto marks = store->rw_grants().value;
+    assert_int_equal(marks.size(), 2);
+    assert_true(marks[0] == (RwGrantMark{kKeyA, 7, host_a}));
+    assert_true(marks[1] == (RwGrantMark{kKeyB, 8, host_b}));
+    // Dropped with its mark; marked again without one, it has none.
+    assert_true(store->update_rw_grants({}, {kKeyA}).ok());
+    assert_true(store->update_rw_grants({{kKeyA, 7}}, {}).ok());
+    marks = store->rw_grants().value;
+    assert_int_equal(marks.size(), 2);
+    assert_true(marks[0] == (RwGrantMark{kKeyA, 7}));
+}
+
 void test_bad_files_are_refused(void**) {
     auto relative = LayoutStore::open("relative/layouts.db");
     assert_false(relative.ok());
@@ -332,6 +355,7 @@ int main() {
         cmocka_unit_test(test_abandoned_create),
         cmocka_unit_test(test_removal_queue_scheduling),
         cmocka_unit_test(test_rw_grant_marks_survive_a_reopen),
+        cmocka_unit_test(test_rw_grant_marks_keep_their_host_handle),
         cmocka_unit_test(test_bad_files_are_refused),
     };
     return cmocka_run_group_tests(tests, nullptr, teardown_all);
