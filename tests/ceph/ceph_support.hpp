@@ -13,6 +13,7 @@
 #include "layout_test_support.hpp"
 
 #include <cephfs/libcephfs.h>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -102,6 +103,22 @@ protected:
             ceph->make_cluster_member(mds, "mds1");
         };
         return s;
+    }
+
+    // Ceph, then MDS 1 and MDS 2 on its CephFS (node ids "mds1", "mds2"), both out of the
+    // grace period MDS 2's start put the cluster in; `adjust` edits spec() first.
+    GaneshaServer& start_two_mds(const std::function<void(FlexfilesClusterSpec&)>& adjust = {}) {
+        ceph_ = std::make_unique<CephCluster>();
+        ceph_->add_grace_members({"mds1", "mds2"});
+        FlexfilesClusterSpec s = spec();
+        if (adjust)
+            adjust(s);
+        start_cluster(s);
+        const std::size_t before = cluster_->mds().log_offset();
+        GaneshaServer& two = start_another_mds("mds2", 2);
+        CephCluster::wait_out_grace(two);
+        CephCluster::wait_out_grace(cluster_->mds(), before);
+        return two;
     }
 
     // Another MDS exporting the same CephFS over the same data servers, at

@@ -39,16 +39,10 @@ constexpr std::chrono::milliseconds kWccMaxAge{200};
 class TwoMdsOnCephfs : public CephFlexfilesCluster {
 protected:
     void SetUp() override {
-        ceph_ = std::make_unique<CephCluster>();
-        ceph_->add_grace_members({"mds1", "mds2"});
-        FlexfilesClusterSpec s = spec();
-        s.flexfiles_extra += "        WCC_Max_Age = " + std::to_string(kWccMaxAge.count()) + ";\n";
-        start_cluster(s);
-        // MDS 2 joining puts MDS 1 in grace again: wait for the grace after it.
-        const std::size_t before = cluster_->mds().log_offset();
-        mds2_ = &start_another_mds("mds2", 2);
-        CephCluster::wait_out_grace(*mds2_);
-        CephCluster::wait_out_grace(cluster_->mds(), before);
+        mds2_ = &start_two_mds([](FlexfilesClusterSpec& s) {
+            s.flexfiles_extra +=
+                "        WCC_Max_Age = " + std::to_string(kWccMaxAge.count()) + ";\n";
+        });
     }
 
     // The file's map as it is on the CephFS.
