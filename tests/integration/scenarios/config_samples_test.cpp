@@ -2,13 +2,13 @@
 //
 // The config samples users start from must work as shipped: each is started with
 // ganesha.nfsd with only its example addresses and paths replaced, three data servers
-// from config_samples/nfsv3-data-server.conf and the metadata server from
-// config_samples/flexfiles-mds.conf, and a client then creates, writes and reads a file.
-#include "ff_harness/harness.hpp"
-
+// from config_samples/nfsv3-data-server.conf and a metadata server from
+// config_samples/flexfiles-mds.conf, then one from flexfiles-mds-failover.conf (a member of
+// an active/passive pair), and a client creates, writes and reads a file through each.
 #include "client/compound.hpp"
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
+#include "ff_harness/harness.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -76,45 +76,69 @@ TEST(ConfigSamples, DataServerAndMetadataServerSamplesServe) {
         data_servers.push_back(std::make_unique<GaneshaServer>(o, dir));
     }
 
-    const fs::path mds_dir = work / "mds";
-    std::string text = read_file(kSamples / "flexfiles-mds.conf");
-    replace(text, "192.0.2.10", block.address(1));
-    for (unsigned i = 0; i < 3; ++i) {
-        replace(text, "192.0.2.1" + std::to_string(i + 1), block.address(11 + i));
-        replace(text, "Export_Path = /srv/ds;", "Export_Path = " + ds_exports[i].string() + ";",
-                true);
+    // Each metadata-server sample in turn, on the same data servers: the single MDS and a
+    // member of an active/passive pair (its shared storage under one folder).
+    struct MdsSample {
+        const char* file;
+        std::vector<std::pair<std::string, std::string>> paths; // example -> test folder
+        const char* namespace_dir;                              // the export's, in the test's
+    };
+    const std::vector<MdsSample> samples{
+        {"flexfiles-mds.conf",
+         {{"/srv/flexfiles/namespace", "namespace"}, {"/var/lib/nfs/ganesha", "state"}},
+         "namespace"},
+        {"flexfiles-mds-failover.conf", {{"/srv/flexfiles", "shared"}}, "shared/namespace"},
+    };
+    int files = 0;
+    for (const MdsSample& sample : samples) {
+        SCOPED_TRACE(sample.file);
+        const fs::path mds_dir = work / ("mds-" + std::to_string(files + 1));
+        std::string text = read_file(kSamples / sample.file);
+        ASSERT_FALSE(text.empty()) << "missing sample " << sample.file;
+        replace(text, "192.0.2.10", block.address(1));
+        for (unsigned i = 0; i < 3; ++i) {
+            replace(text, "192.0.2.1" + std::to_string(i + 1), block.address(11 + i));
+            replace(text, "Export_Path = /srv/ds;", "Export_Path = " + ds_exports[i].string() + ";",
+                    true);
+        }
+        for (const auto& [example, folder] : sample.paths) {
+            replace(text, example, (mds_dir / folder).string());
+            fs::create_directories(mds_dir / folder);
+        }
+        use_build_plugins(text);
+        const fs::path ns = mds_dir / sample.namespace_dir;
+        fs::create_directories(ns);
+
+        ServerOptions o = ServerOptions::metadata_server("mds", block.address(1), 1);
+        o.exports[0].path = ns;
+        o.protocols = {4};
+        o.config_text = text;
+        auto mds = std::make_unique<GaneshaServer>(o, mds_dir);
+        EXPECT_TRUE(mds->log_contains("FLEXFILES export 1 (/ff)"));
+
+        fc::SessionOptions so;
+        so.host = mds->address();
+        so.port = mds->nfs_port();
+        auto session = fc::Session::open(so);
+        const std::string content = "written through the sample configuration\n";
+        fc::OpenFile f = fc::open_path(*session, "/ff/sample.txt",
+                                       {.access = OPEN4_SHARE_ACCESS_BOTH, .create = true});
+        fc::write_all(*session, f, 0, std::span(content.data(), content.size()));
+        const std::vector<char> back = fc::read_all(*session, f);
+        fc::close_file(*session, f);
+        session->close();
+        EXPECT_EQ(std::string(back.begin(), back.end()), content);
+        files++;
+
+        // Its bytes are on two of the data servers (Mirrors = 2).
+        int holders = 0;
+        for (const auto& dir : ds_exports)
+            for (const auto& entry : fs::directory_iterator(dir))
+                holders += entry.path().filename().string().starts_with("ff-") ? 1 : 0;
+        EXPECT_EQ(holders, 2 * files);
+        EXPECT_TRUE(mds->error_lines().empty()) << "the metadata server logged errors";
     }
-    replace(text, "/srv/flexfiles/namespace", (mds_dir / "namespace").string());
-    replace(text, "/var/lib/nfs/ganesha", (mds_dir / "state").string());
-    use_build_plugins(text);
-    fs::create_directories(mds_dir / "state" / "flexfiles");
 
-    ServerOptions o = ServerOptions::metadata_server("mds", block.address(1), 1);
-    o.exports[0].path = mds_dir / "namespace";
-    o.protocols = {4};
-    o.config_text = text;
-    GaneshaServer mds(o, mds_dir);
-    EXPECT_TRUE(mds.log_contains("FLEXFILES export 1 (/ff)"));
-
-    fc::SessionOptions so;
-    so.host = mds.address();
-    so.port = mds.nfs_port();
-    auto session = fc::Session::open(so);
-    const std::string content = "written through the sample configuration\n";
-    fc::OpenFile f = fc::open_path(*session, "/ff/sample.txt",
-                                   {.access = OPEN4_SHARE_ACCESS_BOTH, .create = true});
-    fc::write_all(*session, f, 0, std::span(content.data(), content.size()));
-    const std::vector<char> back = fc::read_all(*session, f);
-    fc::close_file(*session, f);
-    EXPECT_EQ(std::string(back.begin(), back.end()), content);
-
-    // Its bytes are on two of the data servers (Mirrors = 2).
-    int holders = 0;
-    for (const auto& dir : ds_exports)
-        for (const auto& entry : fs::directory_iterator(dir))
-            holders += entry.path().filename().string().starts_with("ff-") ? 1 : 0;
-    EXPECT_EQ(holders, 2);
-
-    for (auto* server : {&mds, data_servers[0].get(), data_servers[1].get(), data_servers[2].get()})
-        EXPECT_TRUE(server->error_lines().empty()) << server->name() << " logged errors";
+    for (const auto& ds : data_servers)
+        EXPECT_TRUE(ds->error_lines().empty()) << ds->name() << " logged errors";
 }
