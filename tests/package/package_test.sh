@@ -168,6 +168,10 @@ done
 examples=/usr/share/doc/nfs-ganesha-flexfiles/examples
 [ -f "$examples/flexfiles-mds.conf" ] || fail "$examples/flexfiles-mds.conf is not installed"
 [ -f "$examples/nfsv3-data-server.conf" ] || fail "$examples/nfsv3-data-server.conf is not installed"
+for d in design failover scale-out; do # dh_compress may have gzipped them
+    compgen -G "/usr/share/doc/nfs-ganesha-flexfiles/$d.md*" >/dev/null ||
+        fail "docs/$d.md is not installed"
+done
 
 # 4. rpcbind (NFSv3 servers exit without one) and a private system bus.
 if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then

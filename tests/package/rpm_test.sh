@@ -43,6 +43,8 @@ expect nfs-ganesha-flexfiles /usr/bin/ff-client
 expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/examples/flexfiles-mds.conf
 expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/examples/nfsv3-data-server.conf
 expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/design.md
+expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/failover.md
+expect nfs-ganesha-flexfiles /usr/share/doc/nfs-ganesha-flexfiles/scale-out.md
 for p in nfs-ganesha-vfs nfs-ganesha-mem nfs-ganesha-nullfs nfs-ganesha-proxy-v4 \
          nfs-ganesha-flexfiles; do
     grep -qx "nfs-ganesha = $version" <<<"$(rpm -qpR "$(rpm_of "$p")" 2>/dev/null)" ||
