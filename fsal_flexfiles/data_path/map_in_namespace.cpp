@@ -57,10 +57,11 @@ private:
     user_cred saved_{};
 };
 
-xattrkey4 map_xattr_key() {
+// An xattr name as the FSAL's xattr calls take it (they do not write to it).
+xattrkey4 xattr_key(std::string_view name) {
     xattrkey4 key{};
-    key.utf8string_len = static_cast<u_int>(kMapXattrName.size());
-    key.utf8string_val = const_cast<char*>(kMapXattrName.data());
+    key.utf8string_len = static_cast<u_int>(name.size());
+    key.utf8string_val = const_cast<char*>(name.data());
     return key;
 }
 
@@ -72,14 +73,21 @@ struct NamespaceMap {
 };
 
 NamespaceMap read_namespace_map(Export& exp, fsal_obj_handle* sub) {
-    std::string buf(kMaxMapText, '\0');
-    xattrkey4 key = map_xattr_key();
+    // Room for a few mirrors first (a map of 2 is about 400 bytes); the largest only for a
+    // value that does not fit.
+    std::string buf(4096, '\0');
+    xattrkey4 key = xattr_key(kMapXattrName);
     xattrvalue4 value{};
-    value.utf8string_len = static_cast<u_int>(buf.size());
-    value.utf8string_val = buf.data();
     AsMds as_mds;
-    const fsal_status_t st =
-        sub_call(&exp, [&] { return sub->obj_ops->getxattrs(sub, &key, &value); });
+    fsal_status_t st;
+    for (;;) {
+        value.utf8string_len = static_cast<u_int>(buf.size());
+        value.utf8string_val = buf.data();
+        st = sub_call(&exp, [&] { return sub->obj_ops->getxattrs(sub, &key, &value); });
+        if (st.major != ERR_FSAL_XATTR2BIG || buf.size() == kMaxMapText)
+            break;
+        buf.assign(kMaxMapText, '\0');
+    }
     if (st.major == ERR_FSAL_NOXATTR)
         return {Found::no, std::nullopt, {}};
     if (FSAL_IS_ERROR(st))
@@ -130,19 +138,12 @@ std::string writer_name(Export& exp) {
     return std::string(kWriterPrefix) + fleet::identity_hex(exp.store().identity());
 }
 
-xattrkey4 key_of(const std::string& name) {
-    xattrkey4 key{};
-    key.utf8string_len = static_cast<u_int>(name.size());
-    key.utf8string_val = const_cast<char*>(name.data());
-    return key;
-}
-
 } // namespace
 
 bool mark_namespace_writer(Export& exp, fsal_obj_handle* sub, std::string& error) noexcept {
     try {
         const std::string name = writer_name(exp);
-        xattrkey4 key = key_of(name);
+        xattrkey4 key = xattr_key(name);
         char one[8] = {};
         xattrvalue4 value{};
         value.utf8string_len = sizeof(one);
@@ -208,7 +209,7 @@ void clear_namespace_writers(Export& exp, fsal_obj_handle* sub,
                              const std::vector<std::string>& names) noexcept {
     AsMds as_mds;
     for (const std::string& name : names) {
-        xattrkey4 key = key_of(name);
+        xattrkey4 key = xattr_key(name);
         const fsal_status_t st =
             sub_call(&exp, [&] { return sub->obj_ops->removexattrs(sub, &key); });
         if (FSAL_IS_ERROR(st) && st.major != ERR_FSAL_NOXATTR)
@@ -321,7 +322,7 @@ fsal_status_t publish_map(Export& exp, fsal_obj_handle* sub, const DataFileMap& 
                           bool create_only, std::string& error) noexcept {
     try {
         std::string text = encode_map_text(map);
-        xattrkey4 key = map_xattr_key();
+        xattrkey4 key = xattr_key(kMapXattrName);
         xattrvalue4 value{};
         value.utf8string_len = static_cast<u_int>(text.size());
         value.utf8string_val = text.data();

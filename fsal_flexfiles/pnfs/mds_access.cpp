@@ -15,26 +15,27 @@ wcc::AttrCache* cache(Export& exp) noexcept {
     return exp.cache_.get();
 }
 
-std::optional<mds::DataFileMap> data_files(Export&, Handle& handle) noexcept {
+namespace {
+
+// A copy of the map `load` (a Handle member) gives, or nullopt (none, or it threw).
+std::optional<mds::DataFileMap>
+copy_of(Handle& handle, std::shared_ptr<const mds::DataFileMap> (Handle::*load)()) noexcept {
     try {
-        std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
-        if (!map)
-            return std::nullopt;
-        return *map;
+        const std::shared_ptr<const mds::DataFileMap> map = (handle.*load)();
+        return map ? std::optional<mds::DataFileMap>(*map) : std::nullopt;
     } catch (...) {
         return std::nullopt;
     }
 }
 
+} // namespace
+
+std::optional<mds::DataFileMap> data_files(Export&, Handle& handle) noexcept {
+    return copy_of(handle, &Handle::data_files);
+}
+
 std::optional<mds::DataFileMap> current_data_files(Export&, Handle& handle) noexcept {
-    try {
-        std::shared_ptr<const mds::DataFileMap> map = handle.current_data_files();
-        if (!map)
-            return std::nullopt;
-        return *map;
-    } catch (...) {
-        return std::nullopt;
-    }
+    return copy_of(handle, &Handle::current_data_files);
 }
 
 mds::StoreResult<std::optional<mds::DataFileMap>>
