@@ -67,6 +67,8 @@ std::shared_ptr<const mds::DataFileMap> Handle::current_data_files() {
         return nullptr;
     if (!got.value)
         return nullptr;
+    // Mirrors another MDS marked stale are left out here too.
+    mds::adopt_namespace_stale_marks(*exp, *this, *got.value);
     const std::shared_ptr<const mds::DataFileMap> cached = data_files();
     if (cached && *cached == *got.value)
         return cached;

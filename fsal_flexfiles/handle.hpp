@@ -67,6 +67,10 @@ struct Handle : fsal_obj_handle {
     std::atomic<std::int64_t> namespace_ctime_ns{kNotSeen};
     std::atomic<std::uint64_t> namespace_change{0};
 
+    // Until when (Unix ms) this MDS's write lease on the file (data_path/namespace_marks.cpp)
+    // runs, as this MDS last wrote it: 0 until the first write on a shared namespace.
+    std::atomic<std::int64_t> write_lease_until_ms{0};
+
     // Serialises placement for this object (two writers of a file without
     // data files must not both place them).
     std::mutex placement_mu;

@@ -5,9 +5,12 @@
 // (layout store, placement, proxy I/O, reaper) and fleet/.
 //
 //   export_data_path.cpp    build the export's store, cache, fleet, proxy and reaper; tear down
-//   fsal_create_remove.cpp  placement at create / adoption, removal at the last unlink
-//   fsal_proxy_io.cpp       read2/write2/commit2 and SETATTR(size) sent to the data files
-//   fsal_status.cpp         fleet errors as FSAL statuses
+//   create_remove.cpp       placement at create / adoption, removal at the last unlink
+//   proxy_io.cpp            read2/write2/commit2 and SETATTR(size) sent to the data files
+//   status.cpp              fleet errors as FSAL statuses
+//   map_in_namespace.cpp    Map_In_Namespace: the map on the namespace object, writer marks
+//   namespace_marks.cpp     stale marks and write leases other MDSs of the namespace see
+//   namespace_object.cpp    the object's extended attributes, as the MDS (internal)
 //
 // The namespace object on the sub-FSAL holds no bytes (size 0): a regular file's bytes
 // live in its data files on the data servers, and GETATTR takes size and times from there
@@ -113,6 +116,48 @@ bool mark_namespace_writer(Export& exp, fsal_obj_handle* sub, std::string& error
 std::vector<std::string> other_namespace_writers(Export& exp, fsal_obj_handle* sub) noexcept;
 void clear_namespace_writers(Export& exp, fsal_obj_handle* sub,
                              const std::vector<std::string>& names) noexcept;
+
+// ---- namespace_marks.cpp (model/namespace_marks.hpp) ----
+
+// The mirrors of `map` the namespace object marks stale (none without Map_In_Namespace).
+std::vector<std::uint32_t> namespace_stale_mirrors(Export& exp, fsal_obj_handle* sub,
+                                                   const DataFileMap& map) noexcept;
+// Marks `mirrors` stale on the namespace object too (call after this MDS's registry has
+// them), recording the object's host handle in the store for the resilverer. false and
+// `error` when it could not, or when no in-sync mirror would be left (another MDS marked
+// the others meanwhile): then nothing of this call stays on the object.
+bool publish_stale_marks(Export& exp, fsal_obj_handle* sub, const ObjectKey& key,
+                         const DataFileMap& map, const std::vector<std::uint32_t>& mirrors,
+                         std::string& error) noexcept;
+// The same through the object's host handle (no client's handle at hand).
+bool publish_stale_marks_by_handle(Export& exp, const std::vector<std::uint8_t>& host,
+                                   const ObjectKey& key, const DataFileMap& map,
+                                   const std::vector<std::uint32_t>& mirrors,
+                                   std::string& error) noexcept;
+// Takes the mirrors other MDSs marked stale on the namespace object into this MDS's
+// registry (its layouts, reads and GETATTR then leave them out, its layouts naming them
+// are recalled). Logged, never an error.
+void adopt_namespace_stale_marks(Export& exp, Handle& handle, const DataFileMap& map) noexcept;
+// Before this MDS writes a file's data files itself: its write lease on the file, renewed
+// when less than WriteLeaseTimes::renew_below is left. ERR_FSAL_DELAY when it cannot be
+// written (the write must wait).
+fsal_status_t hold_write_lease(Export& exp, Handle& handle) noexcept;
+
+// What other MDSs may be doing to a file (for the resilverer, through the host handle).
+struct NamespaceWriters {
+    bool reached = false;              // the object was read (else `error`)
+    std::vector<std::string> rw_marks; // other MDSs' RW-layout marks
+    std::size_t live_leases = 0;       // other MDSs' write leases still live
+    std::string state;                 // the map and every other MDS's mark and lease
+    std::string error;
+};
+NamespaceWriters namespace_writers_by_handle(Export& exp,
+                                             const std::vector<std::uint8_t>& host) noexcept;
+void clear_namespace_writers_by_handle(Export& exp, const std::vector<std::uint8_t>& host,
+                                       const std::vector<std::string>& names) noexcept;
+// The mirror is in sync again: its mark leaves the namespace object.
+bool clear_stale_mark_by_handle(Export& exp, const std::vector<std::uint8_t>& host,
+                                std::uint32_t mirror, std::string& error) noexcept;
 
 // ---- fsal_proxy_io.cpp ----
 

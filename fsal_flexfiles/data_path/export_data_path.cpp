@@ -3,6 +3,7 @@
 // Building and tearing down an export's data path: layout store, attribute cache, the
 // data-server fleet, proxy I/O and the reaper (see fsal_data_path.hpp).
 #include "data_path/data_path.hpp"
+#include "data_path/namespace_object.hpp"
 #include "export.hpp"
 #include "ganesha/sal_shim.h"
 #include "methods.hpp"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <string>
 #include <thread>
 
@@ -163,6 +165,58 @@ bool report_shared(fsal_export* exp_hdl, void* arg) {
     return false; // every other export
 }
 
+// The resilverer's view of the other MDSs of a shared namespace (resilver.hpp), through
+// the file's host handle on the resilverer's thread. RW layouts of theirs are fenced here
+// (the copy waits for the next pass); live write leases are waited out.
+OtherWriters other_mds_writers(Export& exp, const StaleMirror& mark) {
+    OtherWriters out;
+    const auto host = exp.store().host_handle(mark.key);
+    if (!host.ok() || host.value.empty()) {
+        out.why = host.ok() ? "waiting: this MDS does not know the file's namespace object"
+                            : host.status.error;
+        return out;
+    }
+    const bool ran = in_export_context(exp, [&] {
+        NamespaceWriters w = namespace_writers_by_handle(exp, host.value);
+        if (!w.reached) {
+            out.why = "cannot read the other MDSs' marks (" + w.error + ")";
+            return;
+        }
+        if (!w.rw_marks.empty()) {
+            layout::fence_other_mds_layouts(exp, mark.key, host.value, w.rw_marks);
+            out.why = "fenced the RW layouts other MDSs had out; copying at the next pass";
+            return;
+        }
+        if (w.live_leases > 0) {
+            out.why = "waiting for writes through other MDSs (" + std::to_string(w.live_leases) +
+                      " live write lease(s))";
+            return;
+        }
+        out.quiet = true;
+        out.state = std::move(w.state);
+    });
+    if (!ran)
+        out.why = "the export is going away";
+    return out;
+}
+
+// A mirror in sync again: its mark leaves the namespace object.
+void clear_namespace_stale_mark(Export& exp, const StaleMirror& mark) {
+    const auto host = exp.store().host_handle(mark.key);
+    std::string error = host.ok() ? "no host handle recorded" : host.status.error;
+    bool cleared = false;
+    if (host.ok() && !host.value.empty())
+        in_export_context(exp, [&] {
+            cleared = clear_stale_mark_by_handle(exp, host.value, mark.mirror, error);
+        });
+    if (!cleared)
+        LogWarn(COMPONENT_FSAL,
+                "%s: fileid %" PRIu64 ": mirror %u is in sync, but its stale mark stays on the "
+                "namespace object (%s): other MDSs leave it out of their layouts until this "
+                "MDS marks and resilvers it again",
+                exp.label().c_str(), mark.file_id, mark.mirror, error.c_str());
+}
+
 } // namespace
 
 fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
@@ -264,6 +318,15 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         };
         ResilverSettings resilver;
         resilver.request_timeout = cfg.ds_io_timeout;
+        if (cfg.map_in_namespace) {
+            resilver.close_stale_to_reads = true;
+            hooks.other_writers = [&exp](const StaleMirror& mark) {
+                return other_mds_writers(exp, mark);
+            };
+            hooks.cleared = [&exp](const StaleMirror& mark) {
+                clear_namespace_stale_mark(exp, mark);
+            };
+        }
         exp.resilver_ = std::make_unique<Resilverer>(exp.store(), *exp.stale_, exp.fleet(),
                                                      std::move(hooks), resilver, log);
         exp.resilverer().start();

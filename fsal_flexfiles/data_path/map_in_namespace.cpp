@@ -5,7 +5,8 @@
 // the sub-FSAL's NFSv4.2 xattr operations, so that every MDS serving one namespace (a
 // CephFS) finds the data files of a file another MDS placed. The namespace object's map is
 // the truth; each MDS's layout store keeps a copy of the maps it used, so that its removal
-// queue, stale marks and RW-layout marks work as on a single MDS (docs/scale-out.md).
+// queue and RW-layout marks work as on a single MDS (docs/scale-out.md). Stale marks and
+// write leases, which the other MDSs must see, are namespace_marks.cpp's.
 //
 // Who places a file: the MDS whose map reaches the namespace object first. A create
 // publishes its map with XATTR_CREATE after its store has it; when another MDS published
@@ -21,8 +22,10 @@
 // The MDS's own credentials (root) read and write the attribute, whoever the client is:
 // the map is the MDS's, not the file owner's. Clients neither see nor change it (xattrs.cpp).
 #include "data_path/data_path.hpp"
+#include "data_path/namespace_object.hpp"
 #include "export.hpp"
 #include "model/map_text.hpp"
+#include "model/namespace_marks.hpp"
 #include "model/naming.hpp"
 
 #include <algorithm>
@@ -34,38 +37,6 @@ namespace {
 // The largest map text the MDS reads (kMaxMapTextDataFiles lines of at most ~330 bytes).
 constexpr std::size_t kMaxMapText = 32 * 1024;
 
-// op_ctx's credentials become root's for the scope of the object.
-class AsMds {
-public:
-    AsMds() noexcept {
-        if (op_ctx == nullptr)
-            return;
-        saved_ = op_ctx->creds;
-        op_ctx->creds.caller_uid = 0;
-        op_ctx->creds.caller_gid = 0;
-        op_ctx->creds.caller_glen = 0;
-        op_ctx->creds.caller_garray = nullptr;
-    }
-    ~AsMds() {
-        if (op_ctx != nullptr)
-            op_ctx->creds = saved_;
-    }
-    AsMds(const AsMds&) = delete;
-    AsMds& operator=(const AsMds&) = delete;
-
-private:
-    user_cred saved_{};
-};
-
-// An xattr name as the FSAL's xattr calls take it (they do not write to it).
-xattrkey4 xattr_key(std::string_view name) {
-    xattrkey4 key{};
-    key.utf8string_len = static_cast<u_int>(name.size());
-    key.utf8string_val = const_cast<char*>(name.data());
-    return key;
-}
-
-enum class Found { yes, no, error };
 struct NamespaceMap {
     Found found = Found::error;
     std::optional<DataFileMap> map;
@@ -73,28 +44,12 @@ struct NamespaceMap {
 };
 
 NamespaceMap read_namespace_map(Export& exp, fsal_obj_handle* sub) {
-    // Room for a few mirrors first (a map of 2 is about 400 bytes); the largest only for a
-    // value that does not fit.
-    std::string buf(4096, '\0');
-    xattrkey4 key = xattr_key(kMapXattrName);
-    xattrvalue4 value{};
-    AsMds as_mds;
-    fsal_status_t st;
-    for (;;) {
-        value.utf8string_len = static_cast<u_int>(buf.size());
-        value.utf8string_val = buf.data();
-        st = sub_call(&exp, [&] { return sub->obj_ops->getxattrs(sub, &key, &value); });
-        if (st.major != ERR_FSAL_XATTR2BIG || buf.size() == kMaxMapText)
-            break;
-        buf.assign(kMaxMapText, '\0');
-    }
-    if (st.major == ERR_FSAL_NOXATTR)
-        return {Found::no, std::nullopt, {}};
-    if (FSAL_IS_ERROR(st))
-        return {Found::error, std::nullopt,
-                std::string("reading its map from the namespace: ") + msg_fsal_err(st.major)};
-    buf.resize(std::min<std::size_t>(value.utf8string_len, buf.size()));
-    ParsedMapText parsed = parse_map_text(buf);
+    std::string text, error;
+    const Found found = get_xattr(exp, sub, kMapXattrName, text, error, kMaxMapText);
+    if (found != Found::yes)
+        return {found, std::nullopt,
+                found == Found::error ? "its map on the namespace: " + error : std::string()};
+    ParsedMapText parsed = parse_map_text(text);
     if (!parsed.map)
         return {Found::error, std::nullopt,
                 "the map on the namespace object is not valid (" + parsed.error + ")"};
@@ -131,11 +86,9 @@ StoreStatus adopt(Export& exp, const ObjectKey& key, const DataFileMap& theirs,
     return exp.store().put(key, theirs);
 }
 
-constexpr std::string_view kWriterPrefix = "flexfiles.rw.";
-
 // This MDS's writer mark: its export's identity names it.
 std::string writer_name(Export& exp) {
-    return std::string(kWriterPrefix) + fleet::identity_hex(exp.store().identity());
+    return std::string(kWriterMarkPrefix) + fleet::identity_hex(exp.store().identity());
 }
 
 } // namespace
@@ -143,20 +96,11 @@ std::string writer_name(Export& exp) {
 bool mark_namespace_writer(Export& exp, fsal_obj_handle* sub, std::string& error) noexcept {
     try {
         const std::string name = writer_name(exp);
-        xattrkey4 key = xattr_key(name);
-        char one[8] = {};
-        xattrvalue4 value{};
-        value.utf8string_len = sizeof(one);
-        value.utf8string_val = one;
-        AsMds as_mds;
-        fsal_status_t st =
-            sub_call(&exp, [&] { return sub->obj_ops->getxattrs(sub, &key, &value); });
-        if (!FSAL_IS_ERROR(st))
+        std::string value;
+        const Found found = get_xattr(exp, sub, name, value, error, 8);
+        if (found == Found::yes)
             return true; // marked already
-        value.utf8string_len = 1;
-        one[0] = '1';
-        st = sub_call(&exp,
-                      [&] { return sub->obj_ops->setxattrs(sub, SETXATTR4_EITHER, &key, &value); });
+        const fsal_status_t st = set_xattr(exp, sub, name, "1", SETXATTR4_EITHER);
         if (FSAL_IS_ERROR(st)) {
             error = std::string("marking the file as written through this MDS: ") +
                     msg_fsal_err(st.major);
@@ -173,32 +117,15 @@ std::vector<std::string> other_namespace_writers(Export& exp, fsal_obj_handle* s
     std::vector<std::string> out;
     try {
         const std::string mine = writer_name(exp);
-        nfs_cookie4 cookie = 0;
-        bool_t eof = false;
-        AsMds as_mds;
-        while (!eof) {
-            xattrlist4 names{};
-            const fsal_status_t st = sub_call(&exp, [&] {
-                return sub->obj_ops->listxattrs(sub, 64 * 1024, &cookie, &eof, &names);
-            });
-            if (FSAL_IS_ERROR(st)) {
-                LogWarn(COMPONENT_FSAL,
-                        "%s: fileid %" PRIu64 ": cannot list its extended attributes (%s): "
-                        "RW layouts of other MDSs cannot be found",
-                        exp.label().c_str(), sub->fileid, msg_fsal_err(st.major));
-                break;
-            }
-            for (count4 i = 0; i < names.xl4_count; i++) {
-                const std::string name(names.xl4_entries[i].utf8string_val,
-                                       names.xl4_entries[i].utf8string_len);
-                if (name.starts_with(kWriterPrefix) && name != mine)
-                    out.push_back(name);
-                gsh_free(names.xl4_entries[i].utf8string_val);
-            }
-            gsh_free(names.xl4_entries);
-            if (names.xl4_count == 0)
-                break;
-        }
+        std::vector<std::string> names;
+        std::string error;
+        if (!list_xattrs(exp, sub, names, error))
+            LogWarn(COMPONENT_FSAL,
+                    "%s: fileid %" PRIu64 ": %s: RW layouts of other MDSs cannot be found",
+                    exp.label().c_str(), sub->fileid, error.c_str());
+        for (std::string& name : names)
+            if (name.starts_with(kWriterMarkPrefix) && name != mine)
+                out.push_back(std::move(name));
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_FSAL, "%s: %s", exp.label().c_str(), e.what());
     }
@@ -207,42 +134,13 @@ std::vector<std::string> other_namespace_writers(Export& exp, fsal_obj_handle* s
 
 void clear_namespace_writers(Export& exp, fsal_obj_handle* sub,
                              const std::vector<std::string>& names) noexcept {
-    AsMds as_mds;
     for (const std::string& name : names) {
-        xattrkey4 key = xattr_key(name);
-        const fsal_status_t st =
-            sub_call(&exp, [&] { return sub->obj_ops->removexattrs(sub, &key); });
-        if (FSAL_IS_ERROR(st) && st.major != ERR_FSAL_NOXATTR)
+        const fsal_status_t st = remove_xattr(exp, sub, name);
+        if (FSAL_IS_ERROR(st))
             LogWarn(COMPONENT_FSAL, "%s: fileid %" PRIu64 ": cannot remove %s (%s)",
                     exp.label().c_str(), sub->fileid, name.c_str(), msg_fsal_err(st.major));
     }
 }
-
-namespace {
-
-// Runs `use` with the sub-FSAL's handle of the object whose host handle (host_handle_of)
-// is `host`. Errors: the object is gone (ERR_FSAL_STALE / NOENT), or the FSAL's.
-template <class Use>
-fsal_status_t with_object(Export& exp, const std::vector<std::uint8_t>& host, Use use) {
-    fsal_export* sub_export = exp.sub_export;
-    std::vector<std::uint8_t> copy = host; // create_handle may not keep it constant
-    gsh_buffdesc desc{copy.data(), copy.size()};
-    fsal_obj_handle* sub = nullptr;
-    AsMds as_mds;
-    // With attributes asked for: FSAL_CEPH makes a handle of the object's type only then.
-    fsal_attrlist attrs;
-    fsal_prepare_attrs(&attrs, ATTR_TYPE);
-    const fsal_status_t st = sub_call(
-        &exp, [&] { return sub_export->exp_ops.create_handle(sub_export, &desc, &sub, &attrs); });
-    fsal_release_attrs(&attrs);
-    if (FSAL_IS_ERROR(st) || sub == nullptr)
-        return FSAL_IS_ERROR(st) ? st : fsalstat(ERR_FSAL_STALE, 0);
-    use(sub);
-    sub_call(&exp, [&] { sub->obj_ops->release(sub); });
-    return fsalstat(ERR_FSAL_NO_ERROR, 0);
-}
-
-} // namespace
 
 std::vector<std::uint8_t> host_handle_of(Export& exp, fsal_obj_handle* sub) noexcept {
     try {
@@ -321,16 +219,8 @@ bool map_in_namespace(const Export& exp) noexcept {
 fsal_status_t publish_map(Export& exp, fsal_obj_handle* sub, const DataFileMap& map,
                           bool create_only, std::string& error) noexcept {
     try {
-        std::string text = encode_map_text(map);
-        xattrkey4 key = xattr_key(kMapXattrName);
-        xattrvalue4 value{};
-        value.utf8string_len = static_cast<u_int>(text.size());
-        value.utf8string_val = text.data();
-        AsMds as_mds;
-        const fsal_status_t st = sub_call(&exp, [&] {
-            return sub->obj_ops->setxattrs(sub, create_only ? SETXATTR4_CREATE : SETXATTR4_EITHER,
-                                           &key, &value);
-        });
+        const fsal_status_t st = set_xattr(exp, sub, kMapXattrName, encode_map_text(map),
+                                           create_only ? SETXATTR4_CREATE : SETXATTR4_EITHER);
         if (FSAL_IS_ERROR(st) && st.major != ERR_FSAL_EXIST)
             error = std::string("writing its map to the namespace: ") + msg_fsal_err(st.major);
         return st;

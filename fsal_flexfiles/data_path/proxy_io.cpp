@@ -26,6 +26,39 @@ std::size_t iov_total(const fsal_io_arg* arg) {
     return total;
 }
 
+// On a namespace several MDSs share: the stale marks other MDSs left are taken in (the
+// write treats those mirrors as stale), and the write lease is held (a resilverer on
+// another MDS must know this one may write).
+fsal_status_t before_shared_write(Export& exp, Handle& handle, const DataFileMap& map) {
+    if (!map_in_namespace(exp))
+        return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    adopt_namespace_stale_marks(exp, handle, map);
+    return hold_write_lease(exp, handle);
+}
+
+// The mirrors the write marked stale go onto the namespace object before the client hears
+// success: other MDSs must stop reading them. If they cannot, the write fails (the mark
+// stays in this MDS's registry: its own reads and layouts leave the mirror out).
+fsal_status_t after_shared_write(Export& exp, Handle& handle, const DataFileMap& map,
+                                 const std::vector<std::uint32_t>& stale_before) {
+    if (!map_in_namespace(exp))
+        return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    std::vector<std::uint32_t> fresh;
+    for (std::uint32_t m : exp.stale_mirrors().of(map.file_id))
+        if (std::find(stale_before.begin(), stale_before.end(), m) == stale_before.end())
+            fresh.push_back(m);
+    if (fresh.empty())
+        return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    std::string error;
+    if (publish_stale_marks(exp, handle.sub, handle.key, map, fresh, error))
+        return fsalstat(ERR_FSAL_NO_ERROR, 0);
+    LogCrit(COMPONENT_FSAL,
+            "%s: fileid %" PRIu64 ": %zu mirror(s) missed a write and could not be marked "
+            "stale for the other MDSs (%s): the write fails",
+            exp.label().c_str(), handle.fileid, fresh.size(), error.c_str());
+    return fsalstat(ERR_FSAL_IO, EIO);
+}
+
 } // namespace
 
 void proxy_read(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg* read_arg,
@@ -34,6 +67,8 @@ void proxy_read(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg*
     read_arg->io_amount = 0;
     try {
         const std::shared_ptr<const DataFileMap> map = handle.data_files();
+        if (map && map_in_namespace(exp))
+            adopt_namespace_stale_marks(exp, handle, *map); // never read what another MDS marked
         const std::size_t want =
             std::min<std::size_t>(iov_total(read_arg), std::numeric_limits<std::uint32_t>::max());
         if (!map) {
@@ -83,6 +118,8 @@ void proxy_write(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg
     try {
         std::shared_ptr<const DataFileMap> map;
         status = ensure_data_files(exp, handle, &map);
+        if (!FSAL_IS_ERROR(status))
+            status = before_shared_write(exp, handle, *map);
         if (!FSAL_IS_ERROR(status)) {
             // One iovec (what Ganesha's WRITE hands over) is passed as it is: ProxyIo keeps
             // the one copy the data servers' writes share.
@@ -100,17 +137,20 @@ void proxy_write(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg
                 data = joined;
             }
             // UNSTABLE only for NFSv4, whose verifier is the export's (mds/write_verifier.hpp).
-            const bool stable = write_arg->fsal_stable || op_ctx == nullptr ||
-                                op_ctx->nfs_vers != NFS_V4;
-            const fleet::DsStatus st =
-                exp.proxy().write(handle.key, *map, write_arg->offset, data,
-                                  stable ? fleet::StableHow::file_sync : fleet::StableHow::unstable);
+            const bool stable =
+                write_arg->fsal_stable || op_ctx == nullptr || op_ctx->nfs_vers != NFS_V4;
+            const std::vector<std::uint32_t> stale_before = exp.stale_mirrors().of(map->file_id);
+            const fleet::DsStatus st = exp.proxy().write(handle.key, *map, write_arg->offset, data,
+                                                         stable ? fleet::StableHow::file_sync
+                                                                : fleet::StableHow::unstable);
+            if (st.ok())
+                status = after_shared_write(exp, handle, *map, stale_before);
             if (!st.ok()) {
                 LogWarn(COMPONENT_FSAL, "%s: WRITE of fileid %" PRIu64 " at %" PRIu64 " (+%zu): %s",
                         exp.label().c_str(), handle.fileid, write_arg->offset, data.size(),
                         st.message.c_str());
                 status = to_fsal_status(st);
-            } else {
+            } else if (!FSAL_IS_ERROR(status)) {
                 write_arg->io_amount = data.size();
                 write_arg->fsal_stable = stable;
             }
@@ -153,9 +193,12 @@ fsal_status_t proxy_truncate(Export& exp, Handle& handle, std::uint64_t size) no
             if (fsal_status_t st = ensure_data_files(exp, handle, &map); FSAL_IS_ERROR(st))
                 return st;
         }
+        if (fsal_status_t st = before_shared_write(exp, handle, *map); FSAL_IS_ERROR(st))
+            return st;
+        const std::vector<std::uint32_t> stale_before = exp.stale_mirrors().of(map->file_id);
         const fleet::DsStatus st = exp.proxy().truncate(handle.key, *map, size);
         if (st.ok())
-            return fsalstat(ERR_FSAL_NO_ERROR, 0);
+            return after_shared_write(exp, handle, *map, stale_before);
         LogWarn(COMPONENT_FSAL, "%s: SETATTR size = %" PRIu64 " of fileid %" PRIu64 ": %s",
                 exp.label().c_str(), size, handle.fileid, st.message.c_str());
         return to_fsal_status(st);

@@ -90,6 +90,21 @@ const char *ff_gsh_ctx_export_path(void)
 	return "(no path)";
 }
 
+bool ff_gsh_with_export_context(uint16_t export_id, struct fsal_export *fsal_exp,
+				void (*fn)(void *arg), void *arg)
+{
+	struct req_op_context ctx;
+	struct gsh_export *exp = get_gsh_export(export_id);
+
+	if (exp == NULL)
+		return false;
+	/* The context takes the reference; release_op_context gives it back. */
+	init_op_context_simple(&ctx, exp, fsal_exp);
+	fn(arg);
+	release_op_context();
+	return true;
+}
+
 const char *ff_gsh_recovery_root(void)
 {
 	if (nfs_param.nfsv4_param.recov_root != NULL &&

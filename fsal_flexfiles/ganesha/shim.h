@@ -63,6 +63,12 @@ bool ff_gsh_ctx_export_writable(void);
 /* gsh_config.h: the NFSv4 RecoveryRoot (where this server keeps its state). */
 const char *ff_gsh_recovery_root(void);
 
+/* export_mgr.h / fsal.h: runs fn(arg) on a thread of the FSAL's own (no worker, so no
+ * op_ctx) with an op context naming Ganesha export `export_id` and `fsal_exp`, as the
+ * sub-FSAL's calls need. false (fn not run) when the export is gone. */
+bool ff_gsh_with_export_context(uint16_t export_id, struct fsal_export *fsal_exp,
+				void (*fn)(void *arg), void *arg);
+
 /* gsh_config.h: the NFSv4 Lease_Lifetime, in seconds. */
 unsigned int ff_gsh_lease_lifetime(void);
 

@@ -150,7 +150,8 @@ struct FenceResult {
 // clients: it is marked stale (layout/fence_plan.hpp says when not) and its fence is
 // retried (mds/fence_retry.hpp).
 using RecordMap = std::function<bool(const mds::DataFileMap& next, std::string& error)>;
-FenceResult finish_fence(Export& exp, const mds::ObjectKey& key, FenceInFlight& f,
+FenceResult finish_fence(Export& exp, const mds::ObjectKey& key,
+                         const std::vector<std::uint8_t>& host, FenceInFlight& f,
                          ExportLayouts& state, std::uint64_t reporter, const RecordMap& record) {
     mds::FenceRetrier* retrier = mds_access::fence_retrier(exp);
     const mds::DataFileMap& next = f.next;
@@ -197,7 +198,8 @@ FenceResult finish_fence(Export& exp, const mds::ObjectKey& key, FenceInFlight& 
                                  static_cast<std::uint32_t>(next.files.size()));
     if (!plan.mark.empty()) {
         const std::string reason = "fence failed: " + last_why;
-        if (mds_access::mark_mirrors_stale(exp, key, next, plan.mark, reporter, reason, error)) {
+        if (mds_access::mark_mirrors_stale(exp, key, next, plan.mark, reporter, reason, error,
+                                           host)) {
             out.marked_stale = static_cast<unsigned>(plan.mark.size());
             bump(state.counters.fence_stale_marks, plan.mark.size());
             LogWarn(COMPONENT_PNFS,
@@ -231,10 +233,11 @@ std::pair<mds::DataFileMap, unsigned> fence_file(Export& exp, Handle& handle,
     if (mds::FenceRetrier* retrier = mds_access::fence_retrier(exp))
         retrier->supersede(map.file_id); // an older retry must not land after this fence
     FenceInFlight f = send_fence(exp, map, fleet::deadline_in(kFenceTimeout));
-    const FenceResult r = finish_fence(
-        exp, handle.key, f, state, reporter, [&](const mds::DataFileMap& next, std::string& error) {
-            return mds_access::set_data_files(exp, handle, next, error);
-        });
+    const FenceResult r =
+        finish_fence(exp, handle.key, mds_access::mark_handle(exp, handle), f, state, reporter,
+                     [&](const mds::DataFileMap& next, std::string& error) {
+                         return mds_access::set_data_files(exp, handle, next, error);
+                     });
     return {std::move(f.next), r.changed};
 }
 
@@ -416,7 +419,8 @@ void fence_previous_rw_layouts(Export& exp) noexcept {
                     error = st.error;
                     return st.ok();
                 };
-                const FenceResult r = finish_fence(exp, mark->key, fence, state, 0, record);
+                const FenceResult r =
+                    finish_fence(exp, mark->key, mark->handle, fence, state, 0, record);
                 files++;
                 total.changed += r.changed;
                 total.failed += r.failed;
@@ -435,6 +439,48 @@ void fence_previous_rw_layouts(Export& exp) noexcept {
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "%s: fencing the previous instance's layouts failed: %s",
                 exp.label().c_str(), e.what());
+    }
+}
+
+void fence_other_mds_layouts(Export& exp, const mds::ObjectKey& key,
+                             const std::vector<std::uint8_t>& host,
+                             const std::vector<std::string>& marks) noexcept {
+    try {
+        ExportLayouts& state = exp.layouts();
+        std::lock_guard fence_lock(state.fence_mu);
+        const auto map = mds_access::map_of_mark(exp, mds::RwGrantMark{key, 0, host});
+        if (!map.ok() || !map.value || map.value->files.empty()) {
+            LogWarn(COMPONENT_PNFS, "%s: a file to resilver: %s: other MDSs' layouts not fenced",
+                    exp.label().c_str(),
+                    map.ok() ? "it has no data files" : map.status.error.c_str());
+            return;
+        }
+        const mds::DataFileMap& current = *map.value;
+        if (mds::FenceRetrier* retrier = mds_access::fence_retrier(exp))
+            retrier->supersede(current.file_id);
+        FenceInFlight f = send_fence(exp, current, fleet::deadline_in(kFenceTimeout));
+        const mds::RwGrantMark mark{key, current.file_id, host};
+        const FenceResult r =
+            finish_fence(exp, key, host, f, state, 0,
+                         [&exp, &mark](const mds::DataFileMap& next, std::string& error) {
+                             const mds::StoreStatus st =
+                                 mds_access::record_map_of_mark(exp, mark, next);
+                             error = st.error;
+                             return st.ok();
+                         });
+        mds_access::clear_namespace_writers_by_handle(exp, host, marks);
+        bump(state.counters.fencings);
+        LogEvent(COMPONENT_PNFS,
+                 "%s file %" PRIu64 ": fenced %u of %zu data file(s) before resilvering: %zu "
+                 "other MDS(s) may have RW layouts out on it",
+                 exp.label().c_str(), current.file_id, r.changed, current.files.size(),
+                 marks.size());
+        // This MDS's own layouts (READ ones: the resilverer waits for RW ones) carry the
+        // old owner now too.
+        recall_layouts(exp, key, current.file_id, 0);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "%s: fencing before a resilver failed: %s", exp.label().c_str(),
+                e.what());
     }
 }
 

@@ -70,6 +70,14 @@ void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_i
 // their mirrors marked stale (unless the last in sync), as for any fence.
 void fence_previous_rw_layouts(Export& exp) noexcept;
 
+// Before the resilverer copies a mirror on a shared namespace: other MDSs' RW layouts on
+// the file (their `marks` on the namespace object) are fenced (new owners on every data
+// file, recorded in the store and on the object through its host handle), the marks
+// removed, and this MDS's layouts of the file recalled. Needs an op context.
+void fence_other_mds_layouts(Export& exp, const mds::ObjectKey& key,
+                             const std::vector<std::uint8_t>& host,
+                             const std::vector<std::string>& marks) noexcept;
+
 // What a layout stateid's segments were granted as: for LAYOUT_WCC (layout_wcc.cpp), which resolves
 // the (deviceid, stateid, filehandle) triples of a report against the data files the
 // client's layout names. Call with the object's state lock held (Ganesha holds it around

@@ -70,6 +70,11 @@ void clear_namespace_writers(Export& exp, Handle& handle,
     mds::clear_namespace_writers(exp, handle.sub, marks);
 }
 
+void clear_namespace_writers_by_handle(Export& exp, const std::vector<std::uint8_t>& host,
+                                       const std::vector<std::string>& marks) noexcept {
+    mds::clear_namespace_writers_by_handle(exp, host, marks);
+}
+
 std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_id,
                                                 bool read_write) noexcept {
     try {
@@ -97,20 +102,13 @@ bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::u
     return mark_mirrors_stale(exp, handle, {mirror}, reporter, reason, error);
 }
 
-bool mark_mirrors_stale(Export& exp, Handle& handle, const std::vector<std::uint32_t>& mirrors,
-                        std::uint64_t reporter, const std::string& reason,
-                        std::string& error) noexcept {
-    const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
-    if (!map) {
-        error = "the file has no data files";
-        return false;
-    }
-    return mark_mirrors_stale(exp, handle.key, *map, mirrors, reporter, reason, error);
-}
+namespace {
 
-bool mark_mirrors_stale(Export& exp, const mds::ObjectKey& key, const mds::DataFileMap& map,
-                        const std::vector<std::uint32_t>& mirrors, std::uint64_t reporter,
-                        const std::string& reason, std::string& error) noexcept {
+// The registry's mark; `published` then puts fresh marks on the namespace object.
+template <class Publish>
+bool mark_then_publish(Export& exp, const mds::ObjectKey& key, const mds::DataFileMap& map,
+                       const std::vector<std::uint32_t>& mirrors, std::uint64_t reporter,
+                       const std::string& reason, std::string& error, Publish published) {
     try {
         if (!exp.stale_) {
             error = "the export has no stale-mirror registry";
@@ -120,11 +118,39 @@ bool mark_mirrors_stale(Export& exp, const mds::ObjectKey& key, const mds::DataF
             exp.stale_->mark(key, map.file_id, static_cast<std::uint32_t>(map.files.size()),
                              mirrors, reason, reporter);
         error = st.error;
-        return st.ok();
+        if (!st.ok())
+            return false;
+        return !mds::map_in_namespace(exp) || published(error);
     } catch (const std::exception& e) {
         error = e.what();
         return false;
     }
+}
+
+} // namespace
+
+bool mark_mirrors_stale(Export& exp, Handle& handle, const std::vector<std::uint32_t>& mirrors,
+                        std::uint64_t reporter, const std::string& reason,
+                        std::string& error) noexcept {
+    const std::shared_ptr<const mds::DataFileMap> map = handle.data_files();
+    if (!map) {
+        error = "the file has no data files";
+        return false;
+    }
+    return mark_then_publish(
+        exp, handle.key, *map, mirrors, reporter, reason, error, [&](std::string& why) {
+            return mds::publish_stale_marks(exp, handle.sub, handle.key, *map, mirrors, why);
+        });
+}
+
+bool mark_mirrors_stale(Export& exp, const mds::ObjectKey& key, const mds::DataFileMap& map,
+                        const std::vector<std::uint32_t>& mirrors, std::uint64_t reporter,
+                        const std::string& reason, std::string& error,
+                        const std::vector<std::uint8_t>& host) noexcept {
+    return mark_then_publish(
+        exp, key, map, mirrors, reporter, reason, error, [&](std::string& why) {
+            return mds::publish_stale_marks_by_handle(exp, host, key, map, mirrors, why);
+        });
 }
 
 bool set_data_files(Export& exp, Handle& handle, const mds::DataFileMap& map,

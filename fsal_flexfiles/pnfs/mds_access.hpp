@@ -57,6 +57,10 @@ mds::StoreStatus record_map_of_mark(Export& exp, const mds::RwGrantMark& mark,
 // The host handle an RW-layout mark records on a shared namespace (empty elsewhere).
 std::vector<std::uint8_t> mark_handle(Export& exp, Handle& handle) noexcept;
 
+// Removes other MDSs' RW-layout marks from the object the host handle names.
+void clear_namespace_writers_by_handle(Export& exp, const std::vector<std::uint8_t>& host,
+                                       const std::vector<std::string>& marks) noexcept;
+
 // The same, read again where another MDS of the namespace may have changed it
 // (Handle::current_data_files): before a layout is handed out or fenced.
 std::optional<mds::DataFileMap> current_data_files(Export& exp, Handle& handle) noexcept;
@@ -68,6 +72,8 @@ std::vector<std::uint32_t> mirrors_to_leave_out(Export& exp, std::uint64_t file_
 
 // Marks the file's mirror stale (a client reports that its write to it failed). false with
 // `error` set when it was not marked: it is the last in-sync mirror, or the store failed.
+// On a shared namespace the mark goes onto the namespace object too (other MDSs leave the
+// mirror out); false when it cannot (the mark stays here).
 // `reporter`: the client whose report it is (its own layouts are not recalled).
 bool mark_mirror_stale(Export& exp, Handle& handle, std::uint32_t mirror, std::uint64_t reporter,
                        const std::string& reason, std::string& error) noexcept;
@@ -83,10 +89,12 @@ std::vector<std::uint32_t> stale_mirrors(Export& exp, std::uint64_t file_id) noe
 bool mark_mirrors_stale(Export& exp, Handle& handle, const std::vector<std::uint32_t>& mirrors,
                         std::uint64_t reporter, const std::string& reason,
                         std::string& error) noexcept;
-// The same for a file known by its store key and map (no handle: at start).
+// The same for a file known by its store key and map (no client's handle: at start, or
+// the resilverer's fence), and on a shared namespace by its host handle (mark_handle).
 bool mark_mirrors_stale(Export& exp, const mds::ObjectKey& key, const mds::DataFileMap& map,
                         const std::vector<std::uint32_t>& mirrors, std::uint64_t reporter,
-                        const std::string& reason, std::string& error) noexcept;
+                        const std::string& reason, std::string& error,
+                        const std::vector<std::uint8_t>& host) noexcept;
 
 // Replaces the file's map (in the layout store and wherever the handle keeps it), e.g.
 // with new fencing ids. false with `error` set when it could not be persisted.

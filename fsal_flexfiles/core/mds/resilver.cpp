@@ -154,6 +154,26 @@ ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) 
         reason = target_name + ": waiting for " + target_ds->label() + " to be Up";
         return ResilverOutcome::waiting;
     }
+    if (settings_.close_stale_to_reads) {
+        fleet::SetAttrs closed;
+        closed.mode = kStaleDataFileMode;
+        auto c = await(
+            target_ds->setattr(*target_fh, closed, fleet::deadline_in(settings_.request_timeout)),
+            settings_.request_timeout, target_ds->label() + ": SETATTR");
+        if (!c.ok()) {
+            reason = target_name + ": closing it to READ layouts failed: " + c.status.message;
+            c_failures_.fetch_add(1, std::memory_order_relaxed);
+            return ResilverOutcome::failed;
+        }
+    }
+    std::optional<OtherWriters> others_before;
+    if (hooks_.other_writers) {
+        others_before = hooks_.other_writers(mark);
+        if (!others_before->quiet) {
+            reason = target_name + ": " + others_before->why;
+            return ResilverOutcome::waiting;
+        }
+    }
     // The source: an in-sync mirror on an Up data server.
     const std::vector<std::uint32_t> stale = stale_.of(mark.file_id);
     const DataFile* source_df = nullptr;
@@ -248,7 +268,10 @@ ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) 
     set.size = copied;
     set.atime = attrs.value.atime;
     set.mtime = attrs.value.mtime;
-    set.mode = kDataFileMode; // the copy reads and writes as any data file (data_files.hpp)
+    // The copy reads and writes as any data file (data_files.hpp); one still closed to
+    // READ layouts opens when the mark is gone.
+    if (!settings_.close_stale_to_reads)
+        set.mode = kDataFileMode;
     auto s = await(target_ds->setattr(*target_fh, set, fleet::deadline_in(timeout)), timeout,
                    target_ds->label() + ": SETATTR");
     if (!s.ok())
@@ -256,6 +279,11 @@ ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) 
 
     if (hooks_.rw_layout_outstanding && hooks_.rw_layout_outstanding(mark.file_id))
         return moved_on();
+    if (others_before) {
+        const OtherWriters after = hooks_.other_writers(mark);
+        if (!after.quiet || after.state != others_before->state)
+            return moved_on();
+    }
     auto cleared = stale_.clear_if_quiet(mark.key, mark.file_id, mark.mirror, *epoch);
     if (!cleared.ok()) {
         reason =
@@ -265,6 +293,19 @@ ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) 
     }
     if (!cleared.value)
         return moved_on();
+    if (hooks_.cleared)
+        hooks_.cleared(mark);
+    if (settings_.close_stale_to_reads) {
+        fleet::SetAttrs open;
+        open.mode = kDataFileMode;
+        auto o = await(target_ds->setattr(*target_fh, open, fleet::deadline_in(timeout)), timeout,
+                       target_ds->label() + ": SETATTR");
+        if (!o.ok()) // a READ layout's access error makes the MDS set the mode again
+            log(fleet::LogLevel::warn, target_name +
+                                           ": in sync, but its mode could not be "
+                                           "set back for READ layouts: " +
+                                           o.status.message);
+    }
     c_resilvered_.fetch_add(1, std::memory_order_relaxed);
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                         std::chrono::steady_clock::now() - started)

@@ -16,6 +16,11 @@
 //   4. clear the mark if the epoch has not moved and no RW layout appeared: nothing wrote
 //      the file during the copy. Otherwise the copy is thrown away and retried next tick
 //      (writes through the MDS also go to the stale mirror, so a later copy catches up).
+// Where several MDSs share the namespace, steps 1 and 4 also ask the other MDSs' marks on
+// the namespace object (hooks.other_writers: no RW layouts of theirs that are not fenced,
+// no live write lease, nothing changed during the copy), and the stale data file is closed
+// to READ layouts (kStaleDataFileMode) before anything else; the clear also removes the
+// namespace's mark (hooks.cleared).
 // A failed attempt (an RPC error, a data server going away) is logged, counted and
 // retried after a backoff (initial, 2x, 4x ... capped).
 //
@@ -40,6 +45,9 @@
 namespace flexfiles::mds {
 
 struct ResilverSettings {
+    // Several MDSs share the namespace: while a mirror is stale its data file is
+    // kStaleDataFileMode (model/data_files.hpp).
+    bool close_stale_to_reads = false;
     std::chrono::milliseconds tick{1000};
     std::chrono::milliseconds request_timeout{5000}; // per RPC
     std::chrono::milliseconds backoff_initial{1000};
@@ -56,11 +64,24 @@ struct ResilverCounters {
 
 enum class ResilverOutcome { resilvered, waiting, restarted, failed };
 
+// On a namespace several MDSs share: whether another MDS may write the file behind this
+// one's back (its clients' RW layouts, its own proxied writes).
+struct OtherWriters {
+    bool quiet = false; // none can write it now
+    std::string state;  // what changes when one starts (compared before and after a copy)
+    std::string why;    // when not quiet: what is waited for
+};
+
 struct ResilverHooks {
     // Whether a client holds an RW layout on the file (fileid).
     std::function<bool(std::uint64_t)> rw_layout_outstanding;
     // Bytes per READ and WRITE between two data servers (source, target Ids).
     std::function<std::uint32_t(std::uint64_t, std::uint64_t)> chunk_size;
+    // Several MDSs share the namespace: asked before a copy (it waits unless quiet) and
+    // after it (the copy counts only if still quiet with the same state).
+    std::function<OtherWriters(const StaleMirror&)> other_writers;
+    // After the mark is cleared here: the other MDSs' view of it goes too.
+    std::function<void(const StaleMirror&)> cleared;
 };
 
 class Resilverer {

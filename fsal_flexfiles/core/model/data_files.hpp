@@ -28,6 +28,11 @@ namespace flexfiles::mds {
 // nothing to a data file. Data files have had this mode since the first release, so no
 // existing data file needs a change for READ layouts to work.
 inline constexpr std::uint32_t kDataFileMode = 0640;
+// A stale mirror's data file while several MDSs share the namespace: READ layouts another
+// MDS granted before the mark (they read through the group bits) can no longer read it;
+// its owner's RW layouts, and the MDSs (root), still write it. The resilverer sets it,
+// and kDataFileMode again once the mirror is in sync.
+inline constexpr std::uint32_t kStaleDataFileMode = 0600;
 
 // One data file: one mirror's copy of the file's bytes on one data server.
 struct DataFile {

@@ -23,7 +23,8 @@ namespace {
 //   3  + store_identity (the export's identity, model/naming.hpp; drawn at the upgrade)
 //   4  + rw_grants (files an RW layout may be out on; fenced at the next start)
 //   5  + rw_grant_handles (their namespace FSAL's host handles, where the export knows them)
-constexpr int kSchemaVersion = 5;
+//   6  + host_handles (files' host handles on a shared namespace, for the resilverer)
+constexpr int kSchemaVersion = 6;
 constexpr int kOldestUpgradable = 1;
 
 constexpr const char* kSchema = R"sql(
@@ -86,6 +87,10 @@ CREATE TABLE IF NOT EXISTS rw_grants (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rw_grant_handles (
     key BLOB PRIMARY KEY REFERENCES rw_grants(key) ON DELETE CASCADE,
+    handle BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS host_handles (
+    key BLOB PRIMARY KEY,
     handle BLOB NOT NULL
 ) WITHOUT ROWID;
 )sql";
@@ -526,6 +531,11 @@ StoreResult<RemovedFile> LayoutStore::remove_file(const ObjectKey& key) {
         out.status = fail("delete a file's stale-mirror marks");
         return out;
     }
+    Stmt host(db_, "DELETE FROM host_handles WHERE key = ?");
+    if (!host.bind(1, key).run()) {
+        out.status = fail("delete a file's host handle");
+        return out;
+    }
     if (auto st = queue_locked(queued); !st.ok()) {
         out.status = st;
         return out;
@@ -636,6 +646,27 @@ StoreStatus LayoutStore::clear_stale(const ObjectKey& key, std::uint32_t mirror)
     if (!clear.bind(1, key).bind(2, std::uint64_t{mirror}).run())
         return fail("clear a stale-mirror mark");
     return {};
+}
+
+StoreStatus LayoutStore::record_host_handle(const ObjectKey& key,
+                                            const std::vector<std::uint8_t>& handle) {
+    std::lock_guard lk(mu_);
+    Stmt s(db_, "INSERT OR REPLACE INTO host_handles (key, handle) VALUES (?, ?)");
+    if (!s.bind(1, key).bind(2, handle).run())
+        return fail("record a file's host handle");
+    return {};
+}
+
+StoreResult<std::vector<std::uint8_t>> LayoutStore::host_handle(const ObjectKey& key) {
+    std::lock_guard lk(mu_);
+    StoreResult<std::vector<std::uint8_t>> out;
+    Stmt s(db_, "SELECT handle FROM host_handles WHERE key = ?");
+    const int rc = s.bind(1, key).step();
+    if (rc == SQLITE_ROW)
+        out.value = s.blob(0);
+    else if (rc != SQLITE_DONE)
+        out.status = fail("look up a file's host handle");
+    return out;
 }
 
 StoreResult<std::vector<StaleMirror>> LayoutStore::stale_mirrors() {

@@ -177,6 +177,11 @@ public:
     StoreStatus clear_stale(const ObjectKey& key, std::uint32_t mirror);
     // Every mark, oldest first. remove_file() drops a file's marks with its map.
     StoreResult<std::vector<StaleMirror>> stale_mirrors();
+    // On a namespace several MDSs share: the namespace FSAL's host handle of a file with a
+    // stale mirror, so that the resilverer reaches the file's namespace object (the marks
+    // other MDSs see, their writers). remove_file() drops it with the map. Empty: none.
+    StoreStatus record_host_handle(const ObjectKey& key, const std::vector<std::uint8_t>& handle);
+    StoreResult<std::vector<std::uint8_t>> host_handle(const ObjectKey& key);
 
     // ---- Files under RW layouts ----
     // Layouts live in the MDS's memory; these marks outlive it, so that the next instance

@@ -22,7 +22,9 @@
 // This class is the in-memory view of the marks (loaded at start, written through to the
 // store, so a restart forgets nothing) plus what that showing needs: per file, the number
 // of writes through the MDS in flight and an epoch that every write's end, every RW layout
-// granted and every new mark moves on.
+// granted and every new mark moves on. Where several MDSs share the namespace, the marks
+// are also on the files' namespace objects and each MDS takes the others' into this
+// registry (data_path/namespace_marks.cpp, docs/scale-out.md).
 //
 // Thread-safe. One mutex; of() takes it only while some file has a stale mirror.
 #pragma once

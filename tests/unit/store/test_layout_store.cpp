@@ -301,6 +301,27 @@ void test_rw_grant_marks_keep_their_host_handle(void**) {
     assert_true(marks[0] == (RwGrantMark{kKeyA, 7}));
 }
 
+// The host handles the resilverer reaches files with on a shared namespace: kept across a
+// reopen, replaced, and gone with the file's map.
+void test_host_handles_live_as_long_as_the_map(void**) {
+    const std::string path = store_path("host-handles");
+    const std::vector<std::uint8_t> first{1, 2, 3}, second{4, 5};
+    {
+        auto store = open_ok(path);
+        assert_true(store->put(kKeyA, sample_map(7, 2)).ok());
+        assert_true(store->host_handle(kKeyA).value.empty());
+        assert_true(store->record_host_handle(kKeyA, first).ok());
+    }
+    auto store = open_ok(path);
+    assert_true(store->host_handle(kKeyA).value == first);
+    assert_true(store->record_host_handle(kKeyA, second).ok());
+    assert_true(store->host_handle(kKeyA).value == second);
+    assert_true(store->remove_file(kKeyA).ok());
+    auto gone = store->host_handle(kKeyA);
+    assert_true(gone.ok());
+    assert_true(gone.value.empty());
+}
+
 void test_bad_files_are_refused(void**) {
     auto relative = LayoutStore::open("relative/layouts.db");
     assert_false(relative.ok());
@@ -356,6 +377,7 @@ int main() {
         cmocka_unit_test(test_removal_queue_scheduling),
         cmocka_unit_test(test_rw_grant_marks_survive_a_reopen),
         cmocka_unit_test(test_rw_grant_marks_keep_their_host_handle),
+        cmocka_unit_test(test_host_handles_live_as_long_as_the_map),
         cmocka_unit_test(test_bad_files_are_refused),
     };
     return cmocka_run_group_tests(tests, nullptr, teardown_all);
