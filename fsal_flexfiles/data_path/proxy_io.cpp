@@ -36,6 +36,13 @@ fsal_status_t before_shared_write(Export& exp, Handle& handle, const DataFileMap
     return hold_write_lease(exp, handle);
 }
 
+// The file's stale marks before a write, where after_shared_write needs them (a shared
+// namespace); nothing elsewhere.
+std::vector<std::uint32_t> shared_stale_marks(Export& exp, const DataFileMap& map) {
+    return map_in_namespace(exp) ? exp.stale_mirrors().of(map.file_id)
+                                 : std::vector<std::uint32_t>{};
+}
+
 // The mirrors the write marked stale go onto the namespace object before the client hears
 // success: other MDSs must stop reading them. If they cannot, the write fails (the mark
 // stays in this MDS's registry: its own reads and layouts leave the mirror out).
@@ -139,7 +146,7 @@ void proxy_write(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg
             // UNSTABLE only for NFSv4, whose verifier is the export's (mds/write_verifier.hpp).
             const bool stable =
                 write_arg->fsal_stable || op_ctx == nullptr || op_ctx->nfs_vers != NFS_V4;
-            const std::vector<std::uint32_t> stale_before = exp.stale_mirrors().of(map->file_id);
+            const std::vector<std::uint32_t> stale_before = shared_stale_marks(exp, *map);
             const fleet::DsStatus st = exp.proxy().write(handle.key, *map, write_arg->offset, data,
                                                          stable ? fleet::StableHow::file_sync
                                                                 : fleet::StableHow::unstable);
@@ -195,7 +202,7 @@ fsal_status_t proxy_truncate(Export& exp, Handle& handle, std::uint64_t size) no
         }
         if (fsal_status_t st = before_shared_write(exp, handle, *map); FSAL_IS_ERROR(st))
             return st;
-        const std::vector<std::uint32_t> stale_before = exp.stale_mirrors().of(map->file_id);
+        const std::vector<std::uint32_t> stale_before = shared_stale_marks(exp, *map);
         const fleet::DsStatus st = exp.proxy().truncate(handle.key, *map, size);
         if (st.ok())
             return after_shared_write(exp, handle, *map, stale_before);
