@@ -27,7 +27,7 @@
 #include "handle.hpp"
 #include "pnfs/getattr_overlay.hpp"
 #include "pnfs/layout_ops.hpp"
-#include "pnfs/xdr/wcc_entries.hpp"
+#include "pnfs/xdr/wcc_body_reader.hpp"
 
 #include <algorithm>
 #include <array>
@@ -153,23 +153,24 @@ nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
         return NFS4ERR_NOTSUPP;
     WccCounters& counters = exp->wcc_counters();
     try {
-        DecodedBody decoded;
-        const u_int len = body != nullptr ? static_cast<u_int>(body->len) : 0;
-        const char* bytes = body != nullptr ? static_cast<const char*>(body->addr) : nullptr;
-        if (!decoded.decode(bytes, len)) {
+        // The entries and their decoded values live in an arena on this frame for bodies of
+        // a few mirrors (what clients send); larger ones spill to the heap. The entries
+        // point into the body's bytes, which the compound's arguments hold.
+        std::array<std::byte, 4096> arena_bytes;
+        std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
+        const std::size_t len = body != nullptr && body->addr != nullptr ? body->len : 0;
+        const auto* bytes = static_cast<const std::uint8_t*>(len != 0 ? body->addr : nullptr);
+        const std::optional<std::pmr::vector<BodyEntry>> read = read_wcc_body({bytes, len}, &arena);
+        if (!read) {
             counters.add(WccCounters::kOps);
             counters.add(WccCounters::kOpsBadXdr);
             LogInfo(COMPONENT_PNFS,
                     "%s: LAYOUT_WCC for fileid %" PRIu64
-                    ": the %u-byte body is not an ff_layout_wcc4: NFS4ERR_BADXDR",
+                    ": the %zu-byte body is not an ff_layout_wcc4: NFS4ERR_BADXDR",
                     exp->label().c_str(), obj_hdl->fileid, len);
             return NFS4ERR_BADXDR;
         }
-        // The entries and their decoded values live in an arena on this frame for bodies of
-        // a few mirrors (what clients send); larger ones spill to the heap.
-        std::array<std::byte, 4096> arena_bytes;
-        std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
-        const std::pmr::vector<BodyEntry> entries = entries_of(decoded.body, &arena);
+        const std::pmr::vector<BodyEntry>& entries = *read;
 
         // Values and owner strings, before any lock: a body's worth of idmapper lookups must
         // not hold up the file's other state operations.

@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // Fuzz target layout_wcc_body: an ff_layout_wcc4 body (RFC 9766 section 3.7) through what
-// the FSAL's layout_wcc does with it: decode (protocols/'s ff_layout_wcc4_decode, Ganesha's
-// XDR routines), flatten (pnfs/xdr/wcc_entries.hpp), validate and decode the attribute
+// the FSAL's layout_wcc does with it: read in place (pnfs/xdr/wcc_body_reader.hpp), validate
+// and decode the attribute
 // values with owner strings through an OwnerMap (a stand-in idmapper that knows two
 // names), match each triple against a fixed two-mirror file and apply to an attribute
 // cache, as a READ, READ_WRITE or no layout, trusted or not, with or without a stale
 // mirror (the first input byte chooses).
 //
-// Invariants: a body that does not decode, or whose validation fails, changes nothing in
-// the cache; a body that decodes encodes back to a body that decodes to the same entries;
-// owner lookups stay within the per-body bound.
+// Invariants: the in-place reader and the reference decoder (protocols/'s
+// ff_layout_wcc4_decode, Ganesha's XDR routines, flattened by pnfs/xdr/wcc_entries.hpp)
+// accept the same bodies and give the same entries; a body that does not decode, or whose
+// validation fails, changes nothing in the cache; a body that decodes encodes back to a
+// body that decodes to the same entries; owner lookups stay within the per-body bound.
 #include "cache/attr_cache.hpp"
 #include "cache/owner_map.hpp"
 #include "cache/wcc_apply.hpp"
 #include "cache/wcc_counters.hpp"
 #include "fuzz_support.hpp"
+#include "pnfs/xdr/wcc_body_reader.hpp"
 #include "pnfs/xdr/wcc_entries.hpp"
 #include "wcc_seeds.hpp"
 
@@ -106,10 +109,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     file.file_id = state.next_file++;
     const mds::DataFileMap only_first{file.file_id, file.stripe_unit, {file.files[0]}};
 
+    const std::optional<std::pmr::vector<BodyEntry>> read = read_wcc_body(body);
     DecodedBody decoded;
-    if (!decoded.decode(reinterpret_cast<const char*>(body.data()), body.size()))
+    const bool reference_ok =
+        decoded.decode(reinterpret_cast<const char*>(body.data()), body.size());
+    FUZZ_CHECK(kTarget, read.has_value() == reference_ok);
+    if (!read)
         return 0; // refused before anything was looked at
-    const std::pmr::vector<BodyEntry> entries = entries_of(decoded.body);
+    const std::pmr::vector<BodyEntry>& entries = *read;
+    FUZZ_CHECK(kTarget, same_entries(entries, entries_of(decoded.body)));
 
     // Round trip: what decoded encodes back, and that decodes to the same entries.
     {

@@ -24,9 +24,12 @@ std::pmr::vector<BodyEntry> entries_of(const ff_layout_wcc4& body, std::pmr::mem
         const ff_mirror_wcc4& mirror = body.fflw_mirrors.fflw_mirrors_val[m];
         for (u_int d = 0; d < mirror.ffmw_data_servers.ffmw_data_servers_len; ++d) {
             const ff_data_server_wcc4& ds = mirror.ffmw_data_servers.ffmw_data_servers_val[d];
-            BodyEntry e{.fhs = std::pmr::vector<std::span<const std::uint8_t>>(mr)};
-            e.mirror_pos = m;
-            e.ds_pos = d;
+            BodyEntry e{.mirror_pos = m,
+                        .ds_pos = d,
+                        .deviceid = {},
+                        .stateid = {},
+                        .fhs = std::pmr::vector<std::span<const std::uint8_t>>(mr),
+                        .attributes = {}};
             std::copy_n(reinterpret_cast<const std::uint8_t*>(ds.ffdsw_deviceid), e.deviceid.size(),
                         e.deviceid.begin());
             e.stateid.seqid = ds.ffdsw_stateid.seqid;

@@ -2,9 +2,9 @@
 //
 // An ff_layout_wcc4 body (RFC 9766 section 3.7) from its bytes to the entries the attribute
 // cache's rules take (cache/wcc_body.hpp): decoded by protocols/'s ff_layout_wcc4_decode
-// (one XDR path, Ganesha's routines), then flattened into one BodyEntry per
-// ff_data_server_wcc4 pointing into the decoded body. The FSAL's layout_wcc and the fuzz
-// target of the body use exactly this.
+// (Ganesha's XDR routines), then flattened into one BodyEntry per ff_data_server_wcc4
+// pointing into the decoded body. The reference that the FSAL's in-place reader
+// (wcc_body_reader.hpp) is checked against, in its unit test and the fuzz target of the body.
 #pragma once
 
 extern "C" {
