@@ -8,6 +8,7 @@
 #include "client/session.hpp"
 #include "ff_harness/ganesha_server.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -53,6 +54,23 @@ inline double process_cpu_seconds(pid_t pid) {
         if (i >= 14)
             ticks += std::stod(field);
     return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Context switches (voluntary + involuntary) of every thread of a process, from
+// /proc/<pid>/task/*/status: how often its threads slept and were woken. 0 when gone.
+inline std::uint64_t process_context_switches(pid_t pid) {
+    std::uint64_t n = 0;
+    std::error_code ec;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+        std::ifstream in(t.path() / "status");
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("voluntary_ctxt_switches:", 0) == 0 ||
+                line.rfind("nonvoluntary_ctxt_switches:", 0) == 0)
+                n += std::stoull(line.substr(line.find(':') + 1));
+    }
+    return n;
 }
 
 // This process's CPU seconds (every thread).

@@ -66,6 +66,7 @@ using namespace std::chrono_literals;
 namespace {
 
 using bench::fmt;
+using bench::process_context_switches;
 using bench::process_cpu_seconds;
 using bench::progress;
 using bench::self_cpu_seconds;
@@ -81,6 +82,7 @@ struct Args {
     std::vector<unsigned> sessions{1, 8, 32};
     unsigned files = 8;
     std::string out_dir = ".";
+    bool part_a = true; // --parts b leaves part a out (and its tables)
 };
 
 std::vector<unsigned> parse_list(const std::string& s) {
@@ -97,7 +99,7 @@ Args parse_args(int argc, char** argv) {
     bench::for_each_option(
         argc, argv,
         "usage: ff-bench-getattr [--seconds S] [--warmup S] [--rounds N] [--sessions 1,8,32] "
-        "[--files N] [--out DIR]",
+        "[--files N] [--parts a,b|b] [--out DIR]",
         [&](const std::string& k, const std::string& v) {
             if (k == "--seconds")
                 a.cell_seconds = std::stod(v);
@@ -111,6 +113,8 @@ Args parse_args(int argc, char** argv) {
                 a.files = static_cast<unsigned>(bench::number(k, v));
             else if (k == "--out")
                 a.out_dir = v;
+            else if (k == "--parts" && (v == "a,b" || v == "b"))
+                a.part_a = v == "a,b";
             else
                 return false;
             return true;
@@ -164,8 +168,9 @@ struct CellResult {
     std::vector<std::int64_t> latencies_ns;
     unsigned lapsed_rounds = 0; // rounds overlapping a LapseLog entry
     std::uint64_t ds_getattrs_in_lapsed_rounds = 0;
-    double mds_cpu_s = 0;    // the MDS process's user + system CPU time in the measured runs
-    double client_cpu_s = 0; // this process's (every client thread, keepers included)
+    double mds_cpu_s = 0;           // the MDS process's user + system CPU time in the measured runs
+    double client_cpu_s = 0;        // this process's (every client thread, keepers included)
+    std::uint64_t mds_switches = 0; // the MDS threads' context switches in the measured runs
     // Each round on its own, in order: rate, and MDS / client CPU per operation (us). Round
     // r of every case of a session count ran side by side with round r of the others.
     std::vector<double> round_rates;
@@ -176,6 +181,9 @@ struct CellResult {
     double mds_us_per_op() const { return ops > 0 ? mds_cpu_s * 1e6 / ops : 0; }
     double client_us_per_op() const { return ops > 0 ? client_cpu_s * 1e6 / ops : 0; }
     double ops_per_s() const { return seconds > 0 ? static_cast<double>(ops) / seconds : 0; }
+    double mds_switches_per_op() const {
+        return ops > 0 ? static_cast<double>(mds_switches) / static_cast<double>(ops) : 0;
+    }
     double ds_per_op() const {
         return ops > 0 ? static_cast<double>(ds_getattrs) / static_cast<double>(ops) : 0;
     }
@@ -277,6 +285,7 @@ void run_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) 
     const std::uint64_t before = ds_getattrs(cluster);
     const double mds0 = process_cpu_seconds(cluster.mds().pid());
     const double self0 = self_cpu_seconds();
+    const std::uint64_t switches0 = process_context_switches(cluster.mds().pid());
     const Clock::time_point t0 = Clock::now();
     PhaseOutcome p =
         run_phase(c.sessions, std::chrono::duration<double>(args.cell_seconds), op, true);
@@ -285,6 +294,7 @@ void run_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) 
     const double client_before = c.client_cpu_s;
     c.mds_cpu_s += process_cpu_seconds(cluster.mds().pid()) - mds0;
     c.client_cpu_s += self_cpu_seconds() - self0;
+    c.mds_switches += process_context_switches(cluster.mds().pid()) - switches0;
     const std::uint64_t after = ds_getattrs(cluster);
     c.rounds++;
     // A lapse may still be open (no answered report yet): look again a moment later.
@@ -306,7 +316,8 @@ void run_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) 
     std::ostringstream line;
     line << std::fixed << std::setprecision(0) << c.label << " x" << c.sessions << " round "
          << c.rounds << ": " << static_cast<double>(p.ops) / p.seconds << " ops/s, DS GETATTRs "
-         << after - before << ", errors " << p.errors;
+         << after - before << ", errors " << p.errors << ", MDS us/op " << std::setprecision(1)
+         << (c.mds_cpu_s - mds_before) * 1e6 / std::max<std::uint64_t>(p.ops, 1);
     progress(line.str());
 }
 
@@ -584,6 +595,67 @@ const char* const kCaseVfs = "vfs";
 const char* const kCaseExact = "exact";
 const char* const kCompoundGetattr = "getattr";
 const char* const kCompoundWccGetattr = "wcc+getattr";
+const char* const kCompoundWccEmptyGetattr = "empty-wcc+getattr";
+// An ff_layout_wcc4 with no mirrors: a valid body that reports nothing.
+const std::vector<char> kNoMirrors(4, '\0');
+
+// Part b's table: the three compounds at every session count, summed over the rounds.
+void write_part_b_table(std::ostream& md, const Args& args, const Report& rep) {
+    const auto& b = rep.b;
+    md << "### b. LAYOUT_WCC + GETATTR compounds vs GETATTR-only compounds\n\n"
+          "Each session holds an RW layout on its own file and sends SEQUENCE, PUTFH, "
+          "LAYOUT_WCC, GETATTR (the body: both mirrors' Table 1 attributes, each report "
+          "one byte larger and 1 ns later than the one before, as a writer's stream of "
+          "reports is) or SEQUENCE, PUTFH, GETATTR; a keeper sends each session's next "
+          "report every 250 ms in every cell, so the GETATTR-only cell never falls back "
+          "to the data servers (longest gap between two answered keeper reports: "
+       << fmt(rep.keeper_b_max_gap.count() / 1000.0, 1)
+       << " ms). A third compound, LAYOUT_WCC with no mirrors (a valid body that reports "
+          "nothing) + GETATTR, ran beside them: what the operation costs before its first "
+          "entry (Ganesha's compound and stateid handling, the FSAL's fixed part).\n\n";
+    md << "| sessions | GETATTR-only /s | p50 us | p99 us | LAYOUT_WCC+GETATTR /s | p50 us | "
+          "p99 us | ratio | ratio by CPU cost | MDS CPU us/compound (GETATTR-only, +LAYOUT_WCC, "
+          "+LAYOUT_WCC with no mirrors) | "
+          "client CPU "
+          "us/compound (same) | MDS context switches per compound (same) | DS GETATTRs (both "
+          "cells) | errors |\n";
+    md << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (unsigned n : args.sessions) {
+        const CellResult& g = b.at(kCompoundGetattr).at(n);
+        const CellResult& w = b.at(kCompoundWccGetattr).at(n);
+        const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
+        md << "| " << n << " | " << fmt(g.ops_per_s()) << " | " << fmt(g.p50_us, 1) << " | "
+           << fmt(g.p99_us, 1) << " | " << fmt(w.ops_per_s()) << " | " << fmt(w.p50_us, 1) << " | "
+           << fmt(w.p99_us, 1) << " | " << fmt(w.ops_per_s() / g.ops_per_s(), 3) << " | "
+           << fmt(g.cpu_us_per_op() / w.cpu_us_per_op(), 3) << " | " << fmt(g.mds_us_per_op(), 1)
+           << ", " << fmt(w.mds_us_per_op(), 1) << ", " << fmt(e.mds_us_per_op(), 1) << " | "
+           << fmt(g.client_us_per_op(), 1) << ", " << fmt(w.client_us_per_op(), 1) << " | "
+           << fmt(g.mds_switches_per_op(), 2) << ", " << fmt(w.mds_switches_per_op(), 2) << " | "
+           << g.ds_getattrs + w.ds_getattrs << " | " << g.errors + w.errors + e.errors << " |\n";
+    }
+    md << "\nCPU per compound: the MDS process's CPU time (/proc, 10 ms ticks) and this "
+          "client process's (getrusage) during the measured runs, divided by the compounds "
+          "completed. Servers, clients and anything else running share the machine's cores, "
+          "so when they are saturated the rates follow the CPU per compound.\n";
+}
+
+// Only part b (--parts b): its table and its medians, for working on LAYOUT_WCC's cost.
+void write_part_b_only(const Args& args, const Report& rep) {
+    const auto& b = rep.b;
+    std::ofstream md = bench::output_file(args.out_dir, "e2e.md");
+    write_part_b_table(md, args, rep);
+    md << "\n| sessions | LAYOUT_WCC+GETATTR / GETATTR-only, median | the same by CPU cost | "
+          "MDS CPU per LAYOUT_WCC (us), median | the same with no mirrors |\n"
+          "|---:|---:|---:|---:|---:|\n";
+    for (unsigned n : args.sessions) {
+        const CellResult& g = b.at(kCompoundGetattr).at(n);
+        const CellResult& w = b.at(kCompoundWccGetattr).at(n);
+        const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
+        md << "| " << n << " | " << fmt(median_rate_ratio(w, g), 3) << " | "
+           << fmt(median_cpu_ratio(w, g), 3) << " | " << fmt(median_mds_us_difference(w, g), 1)
+           << " | " << fmt(median_mds_us_difference(e, g), 1) << " |\n";
+    }
+}
 
 void write_outputs(const Args& args, const Report& rep) {
     const auto& a = rep.a;
@@ -648,34 +720,7 @@ void write_outputs(const Args& args, const Report& rep) {
        << " failed; longest gap between two answered LAYOUT_WCCs of one file: "
        << fmt(rep.keeper_max_gap.count() / 1000.0, 1) << " ms.\n\n";
 
-    md << "### b. LAYOUT_WCC + GETATTR compounds vs GETATTR-only compounds\n\n"
-          "Each session holds an RW layout on its own file and sends SEQUENCE, PUTFH, "
-          "LAYOUT_WCC, GETATTR (the body: both mirrors' Table 1 attributes, each report "
-          "one byte larger and 1 ns later than the one before, as a writer's stream of "
-          "reports is) or SEQUENCE, PUTFH, GETATTR; a keeper sends each session's next "
-          "report every 250 ms in both cells, so the GETATTR-only cell never falls back "
-          "to the data servers (longest gap between two answered keeper reports: "
-       << fmt(rep.keeper_b_max_gap.count() / 1000.0, 1) << " ms).\n\n";
-    md << "| sessions | GETATTR-only /s | p50 us | p99 us | LAYOUT_WCC+GETATTR /s | p50 us | "
-          "p99 us | ratio | ratio by CPU cost | MDS CPU us/compound (GETATTR-only, +LAYOUT_WCC) | "
-          "client CPU "
-          "us/compound (same) | DS GETATTRs (both cells) | errors |\n";
-    md << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-    for (unsigned n : args.sessions) {
-        const CellResult& g = b.at(kCompoundGetattr).at(n);
-        const CellResult& w = b.at(kCompoundWccGetattr).at(n);
-        md << "| " << n << " | " << fmt(g.ops_per_s()) << " | " << fmt(g.p50_us, 1) << " | "
-           << fmt(g.p99_us, 1) << " | " << fmt(w.ops_per_s()) << " | " << fmt(w.p50_us, 1) << " | "
-           << fmt(w.p99_us, 1) << " | " << fmt(w.ops_per_s() / g.ops_per_s(), 3) << " | "
-           << fmt(g.cpu_us_per_op() / w.cpu_us_per_op(), 3) << " | " << fmt(g.mds_us_per_op(), 1)
-           << ", " << fmt(w.mds_us_per_op(), 1) << " | " << fmt(g.client_us_per_op(), 1) << ", "
-           << fmt(w.client_us_per_op(), 1) << " | " << g.ds_getattrs + w.ds_getattrs << " | "
-           << g.errors + w.errors << " |\n";
-    }
-    md << "\nCPU per compound: the MDS process's CPU time (/proc, 10 ms ticks) and this "
-          "client process's (getrusage) during the measured runs, divided by the compounds "
-          "completed. Servers, clients and anything else running share the machine's cores, "
-          "so when they are saturated the rates follow the CPU per compound.\n";
+    write_part_b_table(md, args, rep);
 
     // Medians of per-round ratios (issue #16): what the targets below judge.
     md << "\n### Medians of per-round ratios\n\nRound r of every case ran side by side with "
@@ -685,17 +730,19 @@ void write_outputs(const Args& args, const Report& rep) {
        << " rounds of that round's ratio, so a load change on the machine between rounds, or "
           "one disturbed round, does not move it. The tables above sum the rounds.\n\n"
           "| sessions | floor / plain VFS | the same by CPU cost | LAYOUT_WCC+GETATTR / "
-          "GETATTR-only | the same by CPU cost | MDS CPU per LAYOUT_WCC (us) |\n"
-          "|---:|---:|---:|---:|---:|---:|\n";
+          "GETATTR-only | the same by CPU cost | MDS CPU per LAYOUT_WCC (us) | the same with no "
+          "mirrors (us) |\n"
+          "|---:|---:|---:|---:|---:|---:|---:|\n";
     for (unsigned n : args.sessions) {
         const CellResult& f = a.at(kCaseFloor).at(n);
         const CellResult& v = a.at(kCaseVfs).at(n);
         const CellResult& g = b.at(kCompoundGetattr).at(n);
         const CellResult& w = b.at(kCompoundWccGetattr).at(n);
+        const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
         md << "| " << n << " | " << fmt(median_rate_ratio(f, v), 3) << " | "
            << fmt(median_cpu_ratio(f, v), 3) << " | " << fmt(median_rate_ratio(w, g), 3) << " | "
            << fmt(median_cpu_ratio(w, g), 3) << " | " << fmt(median_mds_us_difference(w, g), 1)
-           << " |\n";
+           << " | " << fmt(median_mds_us_difference(e, g), 1) << " |\n";
     }
 
     // Targets (issue #6).
@@ -885,7 +932,7 @@ int run(const Args& args) {
 
     Report rep;
     rep.files = args.files;
-    {
+    if (args.part_a) {
         std::vector<LayoutHolder*> all;
         for (auto& h : held)
             all.push_back(&h);
@@ -944,15 +991,27 @@ int run(const Args& args) {
                 return layout_wcc_once(*sessions[t], h.file->fh(), h.file->layout().stateid,
                                        reports[t].next(), true);
             };
+            // No mirrors: what op 77 costs before any entry (Ganesha's op, the stateid, the
+            // FSAL's fixed part), beside the full body.
+            Op wcc_empty_getattr = [&](unsigned t, std::uint64_t) {
+                const LayoutHolder& h = own[t];
+                return layout_wcc_once(*sessions[t], h.file->fh(), h.file->layout().stateid,
+                                       kNoMirrors, true);
+            };
             run_cells(cluster, args, n,
-                      {{kCompoundGetattr, getattr_only}, {kCompoundWccGetattr, wcc_getattr}},
+                      {{kCompoundGetattr, getattr_only},
+                       {kCompoundWccGetattr, wcc_getattr},
+                       {kCompoundWccEmptyGetattr, wcc_empty_getattr}},
                       rep.b);
         }
         rep.keeper_failures += keeper.failures();
         rep.keeper_b_max_gap = keeper.max_gap();
     }
 
-    write_outputs(args, rep);
+    if (args.part_a)
+        write_outputs(args, rep);
+    else
+        write_part_b_only(args, rep);
     const auto errors = cluster.mds().error_lines();
     for (const auto& l : errors)
         progress("MDS error line: " + l);
