@@ -16,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -56,19 +57,34 @@ inline double process_cpu_seconds(pid_t pid) {
     return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-// Context switches (voluntary + involuntary) of every thread of a process, from
-// /proc/<pid>/task/*/status: how often its threads slept and were woken. 0 when gone.
-inline std::uint64_t process_context_switches(pid_t pid) {
-    std::uint64_t n = 0;
+// Context switches (voluntary + involuntary) of each thread of a process, by thread id,
+// from /proc/<pid>/task/*/status: how often its threads slept and were woken.
+inline std::map<std::string, std::uint64_t> thread_context_switches(pid_t pid) {
+    std::map<std::string, std::uint64_t> out;
     std::error_code ec;
     const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
     for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
         std::ifstream in(t.path() / "status");
         std::string line;
+        std::uint64_t n = 0;
         while (std::getline(in, line))
             if (line.rfind("voluntary_ctxt_switches:", 0) == 0 ||
                 line.rfind("nonvoluntary_ctxt_switches:", 0) == 0)
                 n += std::stoull(line.substr(line.find(':') + 1));
+        out[t.path().filename().string()] = n;
+    }
+    return out;
+}
+
+// The switches between two readings: threads that ended meanwhile take their counts with
+// them, so each thread is compared with itself (one that started counts from 0).
+inline std::uint64_t context_switches_between(const std::map<std::string, std::uint64_t>& before,
+                                              const std::map<std::string, std::uint64_t>& after) {
+    std::uint64_t n = 0;
+    for (const auto& [tid, v] : after) {
+        const auto it = before.find(tid);
+        const std::uint64_t b = it == before.end() ? 0 : it->second;
+        n += v >= b ? v - b : 0;
     }
     return n;
 }

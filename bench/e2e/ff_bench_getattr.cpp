@@ -65,11 +65,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using bench::context_switches_between;
 using bench::fmt;
-using bench::process_context_switches;
 using bench::process_cpu_seconds;
 using bench::progress;
 using bench::self_cpu_seconds;
+using bench::thread_context_switches;
 
 constexpr std::chrono::milliseconds kWccMaxAge{1000}; // FF_CFG_WCC_MAX_AGE_MS_DEFAULT
 constexpr std::chrono::milliseconds kKeeperPeriod{250};
@@ -285,7 +286,7 @@ void run_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) 
     const std::uint64_t before = ds_getattrs(cluster);
     const double mds0 = process_cpu_seconds(cluster.mds().pid());
     const double self0 = self_cpu_seconds();
-    const std::uint64_t switches0 = process_context_switches(cluster.mds().pid());
+    const auto switches0 = thread_context_switches(cluster.mds().pid());
     const Clock::time_point t0 = Clock::now();
     PhaseOutcome p =
         run_phase(c.sessions, std::chrono::duration<double>(args.cell_seconds), op, true);
@@ -294,7 +295,8 @@ void run_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) 
     const double client_before = c.client_cpu_s;
     c.mds_cpu_s += process_cpu_seconds(cluster.mds().pid()) - mds0;
     c.client_cpu_s += self_cpu_seconds() - self0;
-    c.mds_switches += process_context_switches(cluster.mds().pid()) - switches0;
+    c.mds_switches +=
+        context_switches_between(switches0, thread_context_switches(cluster.mds().pid()));
     const std::uint64_t after = ds_getattrs(cluster);
     c.rounds++;
     // A lapse may still be open (no answered report yet): look again a moment later.
