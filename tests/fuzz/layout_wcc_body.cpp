@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // Fuzz target layout_wcc_body: an ff_layout_wcc4 body (RFC 9766 section 3.7) through what
-// the FSAL's layout_wcc does with it: read in place (pnfs/xdr/wcc_body_reader.hpp), validate
-// and decode the attribute
-// values with owner strings through an OwnerMap (a stand-in idmapper that knows two
-// names), match each triple against a fixed two-mirror file and apply to an attribute
-// cache, as a READ, READ_WRITE or no layout, trusted or not, with or without a stale
-// mirror (the first input byte chooses).
+// the FSAL's layout_wcc does with it: read in place (pnfs/xdr/wcc_body_reader.hpp),
+// validate and decode the attribute values with owner strings through an OwnerMap (a
+// stand-in idmapper that knows two names), match each triple against a fixed two-mirror
+// file and apply to an attribute cache, as a READ, READ_WRITE or no layout, trusted or not,
+// with or without a stale mirror (the first input byte chooses).
 //
 // Invariants: the in-place reader and the reference decoder (protocols/'s
 // ff_layout_wcc4_decode, Ganesha's XDR routines, flattened by pnfs/xdr/wcc_entries.hpp)

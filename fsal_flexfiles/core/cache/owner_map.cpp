@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "cache/owner_map.hpp"
 
+#include "cache/xdr_reader.hpp"
+
 #include <span>
 
 namespace flexfiles::wcc {
@@ -50,43 +52,6 @@ namespace {
 
 constexpr std::uint32_t kMaxOwnerLen = 1024; // Ganesha's decode_owner bound
 
-class Reader {
-public:
-    explicit Reader(std::span<const std::uint8_t> b) : b_(b) {}
-    bool u32(std::uint32_t& v) {
-        if (b_.size() - pos_ < 4) {
-            return false;
-        }
-        v = static_cast<std::uint32_t>(b_[pos_]) << 24 |
-            static_cast<std::uint32_t>(b_[pos_ + 1]) << 16 |
-            static_cast<std::uint32_t>(b_[pos_ + 2]) << 8 | b_[pos_ + 3];
-        pos_ += 4;
-        return true;
-    }
-    bool u64(std::uint64_t& v) {
-        std::uint32_t hi = 0, lo = 0;
-        if (!u32(hi) || !u32(lo)) {
-            return false;
-        }
-        v = static_cast<std::uint64_t>(hi) << 32 | lo;
-        return true;
-    }
-    bool opaque(std::uint32_t len, std::string_view& out) {
-        const std::size_t padded = (static_cast<std::size_t>(len) + 3) & ~std::size_t{3};
-        if (b_.size() - pos_ < padded) {
-            return false;
-        }
-        out = std::string_view(reinterpret_cast<const char*>(b_.data() + pos_), len);
-        pos_ += padded;
-        return true;
-    }
-    bool done() const { return pos_ == b_.size(); }
-
-private:
-    std::span<const std::uint8_t> b_;
-    std::size_t pos_ = 0;
-};
-
 bool has_bit(const Fattr4View& f, std::uint32_t attr) {
     return (f.mask[attr / 32] >> (attr % 32)) & 1u;
 }
@@ -95,7 +60,7 @@ bool has_bit(const Fattr4View& f, std::uint32_t attr) {
 
 BodyStatus decode_table1(const Fattr4View& f, Table1Values& out, std::string& why) {
     out = Table1Values{};
-    Reader r(f.values);
+    XdrReader r(f.values);
     DsAttrs& a = out.attrs;
     auto short_values = [&why](const char* what) {
         why = std::string("fattr4 values end inside ") + what;
@@ -110,11 +75,11 @@ BodyStatus decode_table1(const Fattr4View& f, Table1Values& out, std::string& wh
             why = std::string(what) + " of " + std::to_string(len) + " bytes";
             return BodyStatus::Inval;
         }
-        std::string_view s;
+        std::span<const std::uint8_t> s;
         if (!r.opaque(len, s)) {
             return short_values(what);
         }
-        to = s;
+        to = std::string_view(reinterpret_cast<const char*>(s.data()), s.size());
         return BodyStatus::Ok;
     };
     auto time = [&](const char* what, NfsTime& to, std::uint16_t bit) {
