@@ -186,6 +186,11 @@ Counters stats(Export& exp) {
     add("data_path.proxy_read_errors", D::get(d.proxy_read_errors));
     add("data_path.proxy_writes", D::get(d.proxy_writes));
     add("data_path.proxy_write_errors", D::get(d.proxy_write_errors));
+    add("data_path.proxy_writes_timed", D::get(d.proxy_writes_timed));
+    add("data_path.proxy_write_queue_ns", D::get(d.proxy_write_queue_ns));
+    add("data_path.proxy_write_data_server_ns", D::get(d.proxy_write_data_server_ns));
+    add("data_path.proxy_write_wake_ns", D::get(d.proxy_write_wake_ns));
+    add("data_path.proxy_write_total_ns", D::get(d.proxy_write_total_ns));
     add("data_path.proxy_bytes_read", D::get(d.proxy_bytes_read));
     add("data_path.proxy_bytes_written", D::get(d.proxy_bytes_written));
     add("data_path.proxy_commits", D::get(d.proxy_commits));

@@ -130,11 +130,20 @@ struct ReadResult {
     std::optional<DsAttrs> attrs;
 };
 
+// When a request went through its data server's client: handed over by the caller, sent
+// by the event thread, answered (the reply reached the event thread).
+struct CallTimes {
+    Clock::time_point submitted{};
+    Clock::time_point sent{};
+    Clock::time_point replied{};
+};
+
 struct WriteResult {
     std::uint32_t count = 0;
     StableHow committed = StableHow::unstable;
     WriteVerifier verifier{};
     std::optional<DsAttrs> attrs;
+    CallTimes times;
 };
 
 struct CommitResult {

@@ -271,7 +271,8 @@ struct CreateCall final : TypedCall<CreateResult> {
                 fail(d, DsStatus{DsErrc::nfs, enum_bits(r->status),
                                  d.label + ": CREATE " + args.name +
                                      ": file created but SETATTR of its attributes failed: " +
-                                     nfs3::status_name(static_cast<nfs3::Status>(enum_bits(r->status)))});
+                                     nfs3::status_name(
+                                         static_cast<nfs3::Status>(enum_bits(r->status)))});
                 return Step::done;
             }
             if (auto a = to_attrs(r->SETATTR3res_u.resok.obj_wcc.after))
@@ -389,8 +390,8 @@ struct ReadCall final : TypedCall<ReadResult>, FhCall {
 
 struct WriteCall final : TypedCall<WriteResult>, FhCall {
     WriteCall(Callback<WriteResult> cb, const DsFh& f, std::uint64_t off,
-              std::shared_ptr<const std::vector<std::uint8_t>> buf, std::size_t at,
-              std::size_t len, StableHow s)
+              std::shared_ptr<const std::vector<std::uint8_t>> buf, std::size_t at, std::size_t len,
+              StableHow s)
         : TypedCall("WRITE", std::move(cb)), offset(off), buffer(std::move(buf)), start(at),
           length(len), stable(s) {
         fh = f;
@@ -430,6 +431,7 @@ struct WriteCall final : TypedCall<WriteResult>, FhCall {
         out.committed = static_cast<StableHow>(enum_bits(ok.committed));
         out.verifier = from_libnfs(ok.verf);
         out.attrs = to_attrs(ok.file_wcc.after);
+        out.times = {submitted, sent, Clock::now()};
         complete(d, DsResult<WriteResult>::success(out));
         return Step::done;
     }
@@ -503,8 +505,8 @@ void DataServer::read(const DsFh& fh, std::uint64_t offset, std::uint32_t count,
 void DataServer::write(const DsFh& fh, std::uint64_t offset, std::vector<std::uint8_t> data,
                        StableHow stable, Deadline dl, Callback<WriteResult> cb) noexcept {
     const std::size_t length = data.size();
-    write(fh, offset, std::make_shared<const std::vector<std::uint8_t>>(std::move(data)), 0,
-          length, stable, dl, std::move(cb));
+    write(fh, offset, std::make_shared<const std::vector<std::uint8_t>>(std::move(data)), 0, length,
+          stable, dl, std::move(cb));
 }
 void DataServer::write(const DsFh& fh, std::uint64_t offset,
                        std::shared_ptr<const std::vector<std::uint8_t>> buffer, std::size_t at,

@@ -30,6 +30,16 @@ struct DataPathCounters {
     Counter proxy_write_errors{0}; // at least one mirror failed
     Counter proxy_bytes_read{0};
     Counter proxy_bytes_written{0};
+    // Where the time of proxied writes went, summed over the writes that succeeded on every
+    // mirror (proxy_writes_timed), in ns, for the mirror the write waited for last (the
+    // last chunk of it): waiting for the data server's event thread to send the request
+    // (its wake-up included), the data server's round trip as that thread saw it, and from
+    // the reply until the worker thread ran again; total is the whole ProxyIo::write.
+    Counter proxy_writes_timed{0};
+    Counter proxy_write_queue_ns{0};
+    Counter proxy_write_data_server_ns{0};
+    Counter proxy_write_wake_ns{0};
+    Counter proxy_write_total_ns{0};
     Counter proxy_commits{0};
     Counter proxy_commit_errors{0};
     Counter truncates{0};

@@ -99,6 +99,7 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
     std::chrono::milliseconds timeout{};
     wcc::AttrCache* cache = nullptr;
     wcc::DataFileKey key;
+    fleet::CallTimes last_times; // of the last chunk's request, once answered
     std::promise<DsStatus> done;
 
     void next() {
@@ -110,8 +111,7 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
         const std::int64_t issued = wcc::monotonic_now_ns();
         auto self = shared_from_this();
         // Every mirror's chunks are views into the one copy of the client's data.
-        ds->write(fh, offset + written, data, written, len, how,
-                  fleet::deadline_in(timeout),
+        ds->write(fh, offset + written, data, written, len, how, fleet::deadline_in(timeout),
                   [self, issued](fleet::DsResult<fleet::WriteResult> r) {
                       if (!r.ok()) {
                           self->done.set_value(std::move(r.status));
@@ -129,6 +129,7 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
                           return;
                       }
                       self->written += r.value.count;
+                      self->last_times = r.value.times;
                       self->next();
                   });
     }
@@ -136,6 +137,31 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
 
 bool contains(const std::vector<std::uint32_t>& v, std::uint32_t x) {
     return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// Adds where a write's time went to the counters (counters.hpp): the parts of the mirror
+// answered last, which is the one the worker waited for.
+void count_write_times(DataPathCounters& counters, fleet::Clock::time_point started,
+                       fleet::Clock::time_point resumed,
+                       const std::vector<std::shared_ptr<WriteChain>>& chains) {
+    const fleet::CallTimes* last = nullptr;
+    for (const auto& chain : chains) {
+        if (chain == nullptr || chain->last_times.replied == fleet::Clock::time_point{})
+            return; // a mirror not written, or with nothing to write: nothing to say
+        if (last == nullptr || chain->last_times.replied > last->replied)
+            last = &chain->last_times;
+    }
+    if (last == nullptr)
+        return;
+    auto ns = [](fleet::Clock::duration d) {
+        return static_cast<std::uint64_t>(
+            std::max<std::int64_t>(0, std::chrono::nanoseconds(d).count()));
+    };
+    DataPathCounters::add(counters.proxy_writes_timed);
+    DataPathCounters::add(counters.proxy_write_queue_ns, ns(last->sent - last->submitted));
+    DataPathCounters::add(counters.proxy_write_data_server_ns, ns(last->replied - last->sent));
+    DataPathCounters::add(counters.proxy_write_wake_ns, ns(resumed - last->replied));
+    DataPathCounters::add(counters.proxy_write_total_ns, ns(fleet::Clock::now() - started));
 }
 
 template <class T> bool wait_bounded(std::future<T>& f, fleet::Clock::time_point limit) {
@@ -251,6 +277,7 @@ std::vector<std::size_t> ProxyIo::read_order(const std::vector<fleet::Health>& h
 
 DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint64_t offset,
                         std::span<const std::uint8_t> data, fleet::StableHow how) {
+    const auto started = fleet::Clock::now();
     DataPathCounters::add(counters_.proxy_writes);
     const WriteBracket bracket(stale_, map.file_id);
     const std::vector<std::uint32_t> stale = stale_of(map.file_id);
@@ -263,6 +290,7 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
     std::vector<Target> targets;
     targets.reserve(map.files.size());
     std::vector<std::future<DsStatus>> pending(map.files.size());
+    std::vector<std::shared_ptr<WriteChain>> chains(map.files.size());
     std::size_t chunks = 1;
     for (std::size_t i = 0; i < map.files.size(); ++i) {
         const DataFile& df = map.files[i];
@@ -285,16 +313,19 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         chain->key = cache_key(map, df);
         chunks = std::max<std::size_t>(chunks, (buffer->size() + chain->chunk - 1) / chain->chunk);
         pending[i] = chain->done.get_future();
+        chains[i] = chain;
         chain->next();
     }
     const auto limit = fleet::Clock::now() + static_cast<long>(chunks) * timeout_ + 2s;
     std::vector<std::pair<Target*, DsStatus>> results;
+    fleet::Clock::time_point resumed{};
     for (std::size_t i = 0; i < map.files.size(); ++i) {
         DsStatus st = targets[i].status;
         if (pending[i].valid()) {
-            if (wait_bounded(pending[i], limit))
+            if (wait_bounded(pending[i], limit)) {
                 st = pending[i].get();
-            else
+                resumed = std::max(resumed, fleet::Clock::now());
+            } else
                 st = DsStatus::error(DsErrc::timeout, targets[i].ds->label() +
                                                           ": WRITE: no answer from the "
                                                           "data-server client");
@@ -309,6 +340,7 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         return failed;
     }
     DataPathCounters::add(counters_.proxy_bytes_written, buffer->size());
+    count_write_times(counters_, started, resumed, chains);
     return DsStatus::success();
 }
 

@@ -8,6 +8,7 @@
 // export lists the first 3 (Id 1..3); the 4th is there for AddDataServer. A private bus:
 // the MDS owns org.ganesha.nfsd on it, data server i owns ds<i>.org.ganesha.nfsd.
 // Placement is round-robin over Up, undrained data servers, so files spread evenly.
+#include "client/file_ops.hpp"
 #include "client/flex_file.hpp"
 #include "client/nfs4_names.hpp"
 #include "client/session.hpp"
@@ -305,6 +306,40 @@ TEST_F(DbusMgmt, ListShowsThreeUpDataServersAndStatsCountLayoutWcc) {
     // finds nothing to talk to.
     const fh::CommandResult ds = cli({"--prefix", "ds1", "list"});
     EXPECT_EQ(exit_status(ds), kExitUnreachable) << ds.output;
+}
+
+// Writes through the MDS (no layout) report where their time went: waiting for the data
+// server's event thread, the data server's round trip, and the wake-up of the waiting
+// worker, each a part of the whole.
+TEST_F(DbusMgmt, ProxiedWritesReportWhereTheirTimeWent) {
+    fc::OpenOptions o;
+    o.access = OPEN4_SHARE_ACCESS_BOTH;
+    o.create = true;
+    fc::OpenFile f = fc::open_path(*session_, "/ff/proxied", o);
+    const auto before = stats();
+    const std::vector<char> page(4096, 'p');
+    constexpr unsigned kWrites = 5;
+    for (unsigned i = 0; i < kWrites; ++i)
+        fc::write_file(*session_, f, std::uint64_t{i} * 4096, page, UNSTABLE4);
+    const auto after = stats();
+    fc::close_file(*session_, f);
+
+    auto moved = [&](const std::string& name) {
+        EXPECT_EQ(after.count(name), 1u) << name;
+        return after.count(name) ? after.at(name) - before.at(name) : 0;
+    };
+    EXPECT_EQ(moved("data_path.proxy_writes"), kWrites);
+    EXPECT_EQ(moved("data_path.proxy_writes_timed"), kWrites);
+    const std::uint64_t queue = moved("data_path.proxy_write_queue_ns");
+    const std::uint64_t ds = moved("data_path.proxy_write_data_server_ns");
+    const std::uint64_t wake = moved("data_path.proxy_write_wake_ns");
+    const std::uint64_t total = moved("data_path.proxy_write_total_ns");
+    EXPECT_GT(queue, 0u);
+    EXPECT_GT(ds, 0u);
+    EXPECT_GT(wake, 0u);
+    EXPECT_GE(total, queue + ds + wake);
+    // Loopback round trips: far below a second each.
+    EXPECT_LT(total, kWrites * 1'000'000'000ull);
 }
 
 TEST_F(DbusMgmtPrefixed, DrainedDataServerGetsNoNewFilesUntilUndrained) {
