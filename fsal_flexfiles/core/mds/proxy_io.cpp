@@ -140,7 +140,8 @@ bool contains(const std::vector<std::uint32_t>& v, std::uint32_t x) {
 }
 
 // Adds where a write's time went to the counters (counters.hpp): the parts of the mirror
-// answered last, which is the one the worker waited for.
+// answered last, which is the one the worker waited for. Only for writes every mirror
+// answered: a chain that timed out may still be running on its event thread.
 void count_write_times(DataPathCounters& counters, fleet::Clock::time_point started,
                        fleet::Clock::time_point resumed,
                        const std::vector<std::shared_ptr<WriteChain>>& chains) {
@@ -319,6 +320,7 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
     const auto limit = fleet::Clock::now() + static_cast<long>(chunks) * timeout_ + 2s;
     std::vector<std::pair<Target*, DsStatus>> results;
     fleet::Clock::time_point resumed{};
+    bool every_mirror_answered = true;
     for (std::size_t i = 0; i < map.files.size(); ++i) {
         DsStatus st = targets[i].status;
         if (pending[i].valid()) {
@@ -332,6 +334,7 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
             if (!st.ok())
                 st = in_context(map, map.files[i], std::move(st));
         }
+        every_mirror_answered = every_mirror_answered && st.ok();
         results.emplace_back(&targets[i], std::move(st));
     }
     DsStatus failed = settle(stale_, counters_, log_, key, map, stale, results, "WRITE");
@@ -340,7 +343,8 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         return failed;
     }
     DataPathCounters::add(counters_.proxy_bytes_written, buffer->size());
-    count_write_times(counters_, started, resumed, chains);
+    if (every_mirror_answered)
+        count_write_times(counters_, started, resumed, chains);
     return DsStatus::success();
 }
 
