@@ -5,8 +5,9 @@
 // (numeric owner strings only; the FSAL uses nfs4_Fattr_To_FSAL_attr and the idmapper).
 #pragma once
 
-#include "model/data_files.hpp"
 #include "cache/wcc_body.hpp"
+#include "cache/xdr_reader.hpp"
+#include "model/data_files.hpp"
 
 #include <charconv>
 #include <cstdint>
@@ -146,45 +147,8 @@ private:
 };
 
 // Stand-in for nfs4_Fattr_To_FSAL_attr: Table 1 values in attribute-number order.
-class Reader {
-public:
-    explicit Reader(std::span<const std::uint8_t> b) : b_(b) {}
-    bool u32(std::uint32_t& x) {
-        if (pos_ + 4 > b_.size()) {
-            return false;
-        }
-        x = 0;
-        for (int i = 0; i < 4; ++i) {
-            x = x << 8 | b_[pos_++];
-        }
-        return true;
-    }
-    bool u64(std::uint64_t& x) {
-        std::uint32_t hi = 0, lo = 0;
-        if (!u32(hi) || !u32(lo)) {
-            return false;
-        }
-        x = std::uint64_t{hi} << 32 | lo;
-        return true;
-    }
-    bool str(std::string& s) {
-        std::uint32_t n = 0;
-        if (!u32(n) || pos_ + n > b_.size()) {
-            return false;
-        }
-        s.assign(reinterpret_cast<const char*>(b_.data() + pos_), n);
-        pos_ += (n + 3) / 4 * 4;
-        return pos_ <= b_.size();
-    }
-    bool at_end() const { return pos_ == b_.size(); }
-
-private:
-    std::span<const std::uint8_t> b_;
-    std::size_t pos_ = 0;
-};
-
 inline BodyStatus test_decode(const Fattr4View& f, DsAttrs& out, std::string& why) {
-    Reader r(f.values);
+    XdrReader r(f.values);
     auto has = [&](std::uint32_t attr) { return (f.mask[attr / 32] >> (attr % 32)) & 1u; };
     auto time = [&](NfsTime& t) -> BodyStatus {
         std::uint64_t s = 0;
@@ -201,10 +165,11 @@ inline BodyStatus test_decode(const Fattr4View& f, DsAttrs& out, std::string& wh
         return BodyStatus::Ok;
     };
     auto id = [&](std::uint32_t& x) -> BodyStatus {
-        std::string s;
-        if (!r.str(s)) {
+        std::span<const std::uint8_t> bytes;
+        if (!r.opaque(bytes, UINT32_MAX)) {
             return BodyStatus::BadXdr;
         }
+        const std::string s(bytes.begin(), bytes.end());
         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
         if (ec != std::errc{} || p != s.data() + s.size()) {
             why = "owner does not map";
@@ -261,7 +226,7 @@ inline BodyStatus test_decode(const Fattr4View& f, DsAttrs& out, std::string& wh
         }
         out.valid |= kAttrMtime;
     }
-    if (!r.at_end()) {
+    if (!r.done()) {
         why = "bytes after the last attribute";
         return BodyStatus::BadXdr;
     }
