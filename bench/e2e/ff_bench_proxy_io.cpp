@@ -23,6 +23,7 @@
 #include "bench_support.hpp"
 #include "client/file_ops.hpp"
 #include "client/session.hpp"
+#include "ff_harness/admin_cli.hpp"
 #include "ff_harness/harness.hpp"
 #include "ff_harness/nfs3_client.hpp"
 
@@ -30,20 +31,19 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <random>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 using namespace flexfiles::harness;
+namespace admin_cli = flexfiles::admin_cli;
 namespace fc = flexfiles::client;
 using Clock = std::chrono::steady_clock;
 
@@ -143,34 +143,23 @@ struct ProxyTimes {
     }
 };
 
-// `ganesha-ff --json --export N stats` (the CLI beside this benchmark in the build tree).
+// `ganesha-ff --export N --json stats` (the CLI beside this benchmark in the build tree).
 ProxyTimes proxy_times(Cluster& cluster, unsigned export_id) {
-    const auto cli =
-        std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path().parent_path() /
-        "tools" / "ganesha-ff";
     const CommandResult r =
-        run_command({cli.string(), "--export", std::to_string(export_id), "--json", "stats"},
-                    cluster.dbus()->env(), std::chrono::seconds(30));
+        admin_cli::run(*cluster.dbus(), {"--export", std::to_string(export_id), "--json", "stats"},
+                       std::chrono::seconds(30));
     if (!r.ok())
         throw std::runtime_error("ganesha-ff stats: " + r.output);
-    static const std::regex kPair("\"data_path\\.proxy_write(s_timed|_[a-z_]+_ns)\": ([0-9]+)");
-    ProxyTimes t;
-    for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), kPair);
-         it != std::sregex_iterator(); ++it) {
-        const std::string k = (*it)[1].str();
-        const double v = std::stod((*it)[2].str());
-        if (k == "s_timed")
-            t.writes = v;
-        else if (k == "_queue_ns")
-            t.queue_ns = v;
-        else if (k == "_data_server_ns")
-            t.data_server_ns = v;
-        else if (k == "_wake_ns")
-            t.wake_ns = v;
-        else if (k == "_total_ns")
-            t.total_ns = v;
-    }
-    return t;
+    const std::map<std::string, std::uint64_t> c = admin_cli::counters_of(r.output);
+    auto get = [&](const std::string& name) {
+        const auto it = c.find("data_path." + name);
+        if (it == c.end())
+            throw std::runtime_error("ganesha-ff stats: no data_path." + name);
+        return static_cast<double>(it->second);
+    };
+    return {get("proxy_writes_timed"), get("proxy_write_queue_ns"),
+            get("proxy_write_data_server_ns"), get("proxy_write_wake_ns"),
+            get("proxy_write_total_ns")};
 }
 
 struct Figures {

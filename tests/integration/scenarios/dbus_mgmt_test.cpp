@@ -12,6 +12,7 @@
 #include "client/flex_file.hpp"
 #include "client/nfs4_names.hpp"
 #include "client/session.hpp"
+#include "ff_harness/admin_cli.hpp"
 #include "ff_harness/harness.hpp"
 
 #include <chrono>
@@ -25,6 +26,7 @@
 
 using namespace std::chrono_literals;
 namespace fh = flexfiles::harness;
+namespace admin_cli = flexfiles::admin_cli;
 namespace fc = flexfiles::client;
 namespace v3 = flexfiles::client::nfs3;
 
@@ -35,12 +37,6 @@ constexpr int kExitOk = 0;
 constexpr int kExitRefused = 1;
 constexpr int kExitInvalid = 3;
 constexpr int kExitUnreachable = 4;
-
-std::filesystem::path cli_binary() {
-    // <build>/tests/integration/<this test> -> <build>/tools/ganesha-ff
-    const auto self = std::filesystem::read_symlink("/proc/self/exe");
-    return self.parent_path().parent_path().parent_path() / "tools" / "ganesha-ff";
-}
 
 int exit_status(const fh::CommandResult& r) {
     return WIFEXITED(r.wait_status) ? WEXITSTATUS(r.wait_status) : -1;
@@ -59,7 +55,7 @@ struct DsRow {
 class DbusMgmt : public ::testing::Test {
 protected:
     void SetUp() override {
-        ASSERT_TRUE(std::filesystem::exists(cli_binary())) << cli_binary();
+        ASSERT_TRUE(std::filesystem::exists(admin_cli::binary())) << admin_cli::binary();
         fh::ClusterOptions options;
         options.data_servers = 4;
         options.with_dbus = true;
@@ -124,7 +120,7 @@ protected:
     }
 
     fh::CommandResult cli(std::vector<std::string> args) {
-        std::vector<std::string> argv{cli_binary().string()};
+        std::vector<std::string> argv{admin_cli::binary().string()};
         if (!prefix_.empty())
             argv.insert(argv.end(), {"--prefix", prefix_});
         argv.insert(argv.end(), args.begin(), args.end());
@@ -162,11 +158,7 @@ protected:
             args.insert(args.begin(), {"--export", std::to_string(*export_id)});
         const fh::CommandResult r = cli(args);
         EXPECT_EQ(exit_status(r), kExitOk) << r.output;
-        std::map<std::string, std::uint64_t> out;
-        static const std::regex kPair("\"([a-z_.]+)\": ([0-9]+)");
-        for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), kPair);
-             it != std::sregex_iterator(); ++it)
-            out[(*it)[1].str()] = std::stoull((*it)[2].str());
+        const std::map<std::string, std::uint64_t> out = admin_cli::counters_of(r.output);
         EXPECT_FALSE(out.empty()) << r.output;
         return out;
     }
@@ -345,7 +337,7 @@ TEST_F(DbusMgmt, ProxiedWritesReportWhereTheirTimeWent) {
 TEST_F(DbusMgmtPrefixed, DrainedDataServerGetsNoNewFilesUntilUndrained) {
     // Without the prefix there is nobody to talk to.
     const fh::CommandResult unprefixed =
-        fh::run_command({cli_binary().string(), "list"}, cluster_->dbus()->env(), 60s);
+        fh::run_command({admin_cli::binary().string(), "list"}, cluster_->dbus()->env(), 60s);
     EXPECT_EQ(exit_status(unprefixed), kExitUnreachable) << unprefixed.output;
 
     const fh::CommandResult drain = cli({"drain", "1"});
