@@ -186,6 +186,19 @@ void commit(fc::Session& s, const fc::OpenFile& f) {
     s.send(c).check("commit");
 }
 
+// The small writes of one kind: args.small_writes 4 KiB writes one at a time at random
+// 4 KiB offsets of a kSmallSpan file, each one's latency into lat.
+constexpr std::uint64_t kSmallSpan = 16 * kMiB;
+void time_small_writes(const Args& args, std::mt19937_64& rng, std::vector<double>& lat,
+                       const std::function<void(std::uint64_t offset)>& write_at) {
+    for (unsigned i = 0; i < args.small_writes; ++i) {
+        const std::uint64_t off = (rng() % (kSmallSpan / 4096)) * 4096;
+        const auto w0 = Clock::now();
+        write_at(off);
+        lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - w0).count());
+    }
+}
+
 // export_id: the FLEXFILES export's, whose counters tell where the 4 KiB UNSTABLE writes'
 // time went; 0 for the plain export.
 void one_round(Cluster& cluster, fc::Session& s, const std::string& dir, unsigned export_id,
@@ -225,20 +238,15 @@ void one_round(Cluster& cluster, fc::Session& s, const std::string& dir, unsigne
     fc::close_file(s, big);
 
     fc::OpenFile small = create(s, dir + "/small-" + std::to_string(round));
-    const std::uint64_t span = 16 * kMiB;
-    fc::write_file(s, small, span - 4096, std::vector<char>(4096, 'z'), FILE_SYNC4);
+    fc::write_file(s, small, kSmallSpan - 4096, std::vector<char>(4096, 'z'), FILE_SYNC4);
     std::mt19937_64 rng(round + 1);
     const std::vector<char> page(4096, 's');
     for (stable_how4 how : {FILE_SYNC4, UNSTABLE4}) {
         std::vector<double>& lat = how == FILE_SYNC4 ? out.sync_us : out.unstable_us;
         const bool timed = how == UNSTABLE4 && export_id != 0;
         const ProxyTimes t0 = timed ? proxy_times(cluster, export_id) : ProxyTimes{};
-        for (unsigned i = 0; i < args.small_writes; ++i) {
-            const std::uint64_t off = (rng() % (span / 4096)) * 4096;
-            const auto w0 = Clock::now();
-            fc::write_file(s, small, off, page, how);
-            lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - w0).count());
-        }
+        time_small_writes(args, rng, lat,
+                          [&](std::uint64_t off) { fc::write_file(s, small, off, page, how); });
         if (timed)
             out.unstable_times += proxy_times(cluster, export_id) - t0;
     }
@@ -255,22 +263,16 @@ void direct_round(Nfs3Client& ds, unsigned round, const Args& args, Figures& out
     if (created.status != Nfs3Status::ok || !created.fh)
         throw std::runtime_error("direct: CREATE " + name + " failed");
     const Nfs3Fh fh = *created.fh;
-    const std::uint64_t span = 16 * kMiB;
     auto write = [&](std::uint64_t off, const std::vector<std::uint8_t>& data, Nfs3Stable how) {
         if (ds.write(fh, off, data, how).status != Nfs3Status::ok)
             throw std::runtime_error("direct: WRITE failed");
     };
-    write(span - 4096, std::vector<std::uint8_t>(4096, 'z'), Nfs3Stable::file_sync);
+    write(kSmallSpan - 4096, std::vector<std::uint8_t>(4096, 'z'), Nfs3Stable::file_sync);
     std::mt19937_64 rng(round + 1);
     const std::vector<std::uint8_t> page(4096, 's');
     for (Nfs3Stable how : {Nfs3Stable::file_sync, Nfs3Stable::unstable}) {
         std::vector<double>& lat = how == Nfs3Stable::file_sync ? out.sync_us : out.unstable_us;
-        for (unsigned i = 0; i < args.small_writes; ++i) {
-            const std::uint64_t off = (rng() % (span / 4096)) * 4096;
-            const auto w0 = Clock::now();
-            write(off, page, how);
-            lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - w0).count());
-        }
+        time_small_writes(args, rng, lat, [&](std::uint64_t off) { write(off, page, how); });
     }
     ds.commit(fh);
     ds.remove(ds.root(), name);
