@@ -65,6 +65,7 @@ fleet::DataServerConfig fleet_config(const config::DataServer& ds, const config:
     c.fsal_id = FSAL_ID_EXPERIMENTAL;
     c.request_timeout = cfg.ds_io_timeout;
     c.max_io_size = std::max(ds.rsize, ds.wsize);
+    c.direct_connections = cfg.ds_direct_connections;
     c.log = log;
     return c;
 }

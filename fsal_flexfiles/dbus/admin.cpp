@@ -103,6 +103,8 @@ Result list_data_servers(Export& exp, std::vector<DataServerRow>& rows) {
         r.connects = c.connects;
         r.connect_failures = c.connect_failures;
         r.in_flight = c.in_flight;
+        r.direct_writes = c.direct_writes;
+        r.direct_connections = c.direct_connections;
         if (c.last_probe)
             r.last_probe_ms = wall_ms(*c.last_probe);
         r.last_probe_ok = c.last_probe_ok;
@@ -186,6 +188,7 @@ Counters stats(Export& exp) {
     add("data_path.proxy_read_errors", D::get(d.proxy_read_errors));
     add("data_path.proxy_writes", D::get(d.proxy_writes));
     add("data_path.proxy_write_errors", D::get(d.proxy_write_errors));
+    add("data_path.proxy_writes_direct", D::get(d.proxy_writes_direct));
     add("data_path.proxy_writes_timed", D::get(d.proxy_writes_timed));
     add("data_path.proxy_write_queue_ns", D::get(d.proxy_write_queue_ns));
     add("data_path.proxy_write_data_server_ns", D::get(d.proxy_write_data_server_ns));

@@ -61,7 +61,9 @@ struct DataServerRow {
     std::uint64_t connects = 0;
     std::uint64_t connect_failures = 0;
     std::uint32_t in_flight = 0;
-    std::int64_t last_probe_ms = -1; // wall clock, ms since the epoch; -1: never probed
+    std::uint64_t direct_writes = 0;      // WRITEs a worker sent itself (no event thread)
+    std::uint32_t direct_connections = 0; // open now for them
+    std::int64_t last_probe_ms = -1;      // wall clock, ms since the epoch; -1: never probed
     bool last_probe_ok = false;
     std::uint64_t last_probe_rtt_us = 0;
 };

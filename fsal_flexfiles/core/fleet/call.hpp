@@ -9,9 +9,11 @@
 #include "fleet/data_server.hpp"
 #include "fleet/ds_types.hpp"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 struct rpc_context; // libnfs's: only the .cpp files that drive libnfs include its headers
 
@@ -51,11 +53,22 @@ struct Call {
     bool probe = false;      // internal health probe (not counted as a request)
     bool held = false;       // in Impl::held, behind an unanswered change of its file
     bool unanswered = false; // timed out after it was sent; no reply or reset since
+    // Sent and awaited on a caller's thread (direct_write.cpp), not by the event loop;
+    // cleared when a call that timed out there is handed over to the event thread.
+    bool direct = false;
     rpc_context* sent_on = nullptr;
 };
 
 // A NULL call (the probe's); the other procedures are made only by their DataServer
 // methods, in nfs3_calls.cpp.
 std::unique_ptr<Call> make_null_call(const char* op_name, Callback<NullResult> cb);
+// A WRITE of `length` bytes at `at` of `buffer`, for the direct path (direct_write.cpp).
+std::unique_ptr<Call> make_write_call(Callback<WriteResult> cb, const DsFh& fh,
+                                      std::uint64_t offset,
+                                      std::shared_ptr<const std::vector<std::uint8_t>> buffer,
+                                      std::size_t at, std::size_t length, StableHow stable);
+// libnfs's answer to a call with `direct` set, on the thread that services its connection
+// (direct_write.cpp).
+void on_direct_reply(Call* c, int status, void* data);
 
 } // namespace flexfiles::fleet

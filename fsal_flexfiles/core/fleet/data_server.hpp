@@ -6,6 +6,9 @@
 // and one event thread, the only thread that touches it. Callers on any thread submit a
 // request (a short mutex-protected push and an eventfd write, never an RPC wait); the event
 // thread polls the socket and the eventfd, sends, matches replies and completes requests.
+// The one exception is write_here(): a caller's thread sends WRITEs and waits for them
+// itself, each on a direct connection of its server (a context of its own, used by one
+// thread at a time).
 // Completion is a callback, run on the event thread (keep it short, never block in it; it
 // may submit further requests), or a std::future for the overloads without a callback.
 // Exception: a request refused before it is queued (DsErrc::invalid_argument, or
@@ -48,6 +51,8 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,6 +76,9 @@ struct DataServerConfig {
     std::chrono::milliseconds backoff_initial{100};
     std::chrono::milliseconds backoff_max{5000};
     std::uint32_t max_io_size = 1u << 20; // larger READ/WRITE/COMMIT counts are refused
+    // Connections on which a caller's thread sends a WRITE and waits for its reply itself
+    // (DataServer::write_here); 0: every request goes through the event thread.
+    unsigned direct_connections = 8;
 
     LogSink log; // may be empty
 
@@ -96,11 +104,30 @@ struct DsCounters {
     std::uint64_t probe_failures = 0;
     std::uint64_t connects = 0; // successful connections (first one included)
     std::uint64_t connect_failures = 0;
-    std::uint32_t in_flight = 0; // submitted, not yet completed
+    std::uint32_t in_flight = 0;          // submitted, not yet completed
+    std::uint64_t direct_writes = 0;      // WRITEs sent on a caller's thread (write_here)
+    std::uint32_t direct_connections = 0; // open now, idle or in use
     // Wall-clock time the last probe completed (success or failure), if any.
     std::optional<std::chrono::system_clock::time_point> last_probe;
     bool last_probe_ok = false;
     std::chrono::microseconds last_probe_rtt{0};
+};
+
+class DataServer;
+
+// One WRITE for DataServer::write_here: the same arguments as write().
+struct DirectWrite {
+    std::shared_ptr<DataServer> ds;
+    DsFh fh;
+    std::uint64_t offset = 0;
+    std::shared_ptr<const std::vector<std::uint8_t>> buffer;
+    std::size_t at = 0;
+    std::size_t length = 0;
+    StableHow stable = StableHow::file_sync;
+    Deadline deadline{};
+    // Its answer (a failure included) when it went on the calling thread; empty when it
+    // did not go at all, and the caller sends it with write().
+    std::optional<DsResult<WriteResult>> result;
 };
 
 struct CreateArgs {
@@ -169,6 +196,18 @@ public:
                Callback<WriteResult> cb) noexcept;
     void commit(const DsFh& fh, std::uint64_t offset, std::uint32_t count, Deadline deadline,
                 Callback<CommitResult> cb) noexcept;
+
+    // ---- On the calling thread ----
+    // Sends the WRITEs, each to its own data server, and waits for their replies on the
+    // calling thread, over connections of the servers' own (a few per server, one thread
+    // at a time on each): no hand-off to the event thread and back, which costs a proxied
+    // 4 KiB write about 35 us. A write goes this way only when its server is Up and
+    // connected, has no change unanswered after its deadline (the ordering rule of
+    // README.md) and a direct connection free or able to open; otherwise its `result`
+    // stays empty and nothing was sent. Deadlines, health, counters and the ordering
+    // rule are as for write(): a WRITE that times out here is handed to the event thread
+    // with its connection, which holds newer changes of the file until it is settled.
+    static void write_here(std::span<DirectWrite> writes) noexcept;
 
     // ---- Future forms: the same operations; get() returns by the deadline. ----
     std::future<DsResult<NullResult>> null(Deadline deadline = {});

@@ -10,6 +10,7 @@
 //   nfs3_calls.cpp   the NFSv3 procedures (request, reply) and the methods that send them
 //   event_loop.cpp   the event thread: inbox, queues, deadlines, ordering of changes
 //   connection.cpp   connect, MOUNT, reconnect with backoff, probes and health
+//   direct_write.cpp the direct connections callers' threads send WRITEs on themselves
 //
 // Everything under "event thread only" runs on that thread (data_server.hpp says why).
 #pragma once
@@ -25,7 +26,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <poll.h>
+#include <set>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -33,6 +36,11 @@
 #include <vector>
 
 namespace flexfiles::fleet {
+
+// The key of a data file in the ordering bookkeeping: its filehandle's bytes.
+inline std::string fh_key(const DsFh& fh) {
+    return std::string(reinterpret_cast<const char*>(fh.bytes()), fh.size());
+}
 
 // "250 ms", for messages (event_loop.cpp).
 std::string ms_string(Clock::duration d);
@@ -66,6 +74,27 @@ struct DataServer::Impl {
     void stop() noexcept;
     // connection.cpp
     void note_transition(const HealthTransition& t, const std::string& why) const;
+
+    // ---- callers' threads: the direct connections (direct_write.cpp) ----
+    struct DirectConn {
+        rpc_context* rpc = nullptr;
+        std::uint64_t generation = 0; // c_connects when it was opened
+    };
+    // A free direct connection (opened now if needed), or none when this server cannot
+    // take a direct WRITE now (data_server.hpp, write_here).
+    std::optional<DirectConn> take_direct(Deadline dl);
+    // Back to the idle ones; `usable` false closes it.
+    void give_back(DirectConn dc, bool usable);
+    // A WRITE that timed out on a direct connection: its file is marked (no newer change
+    // goes before it is settled) and the event thread takes over the call and the
+    // connection (adopt_handed_over).
+    void hand_over(DirectConn dc, Call* c);
+    // A file with a direct WRITE handed over and not adopted yet.
+    bool direct_marked(const DsFh& fh);
+    // event thread: polls the handed-over connections as kept ones (event_loop.cpp rules).
+    void adopt_handed_over();
+    // event thread, at shutdown: closes every direct connection that is not in use.
+    void close_direct();
 
     // ---- event thread only: the loop, its queues and deadlines (event_loop.cpp) ----
     void run() noexcept;
@@ -153,6 +182,18 @@ struct DataServer::Impl {
     // one is known only when rpc_service() returns, so they complete then.
     std::vector<std::pair<Call*, std::string>> rpc_errored;
     std::string teardown_reason; // non-empty: drop the connection when safe
+
+    // The direct connections (direct_write.cpp).
+    std::atomic<std::uint64_t> c_direct_writes{0};
+    std::atomic<unsigned> unanswered_changes{0};  // the event thread's `unanswered`, summed
+    std::atomic<unsigned> direct_marks{0};        // size of direct_unanswered
+    std::atomic<unsigned> direct_open{0};         // idle + in use
+    std::atomic<std::int64_t> direct_retry_ns{0}; // after a failed connect: not before this
+    std::mutex direct_mu;
+    std::vector<DirectConn> direct_idle;                   // guarded by direct_mu
+    bool direct_closed = false;                            // guarded by direct_mu
+    std::multiset<std::string> direct_unanswered;          // guarded by direct_mu: fh bytes
+    std::vector<std::pair<DirectConn, Call*>> handed_over; // guarded by inbox_mu
 };
 
 } // namespace flexfiles::fleet

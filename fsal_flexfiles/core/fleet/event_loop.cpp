@@ -31,11 +31,6 @@ using std::chrono::duration_cast;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
-// The key of a data file in the ordering bookkeeping.
-std::string fh_key(const DsFh& fh) {
-    return std::string(reinterpret_cast<const char*>(fh.bytes()), fh.size());
-}
-
 } // namespace
 
 std::string ms_string(Clock::duration d) {
@@ -127,6 +122,7 @@ void DataServer::Impl::run() noexcept {
         }
         for (Call* c : batch)
             dispatch(c);
+        adopt_handed_over();
         issue_ready();
 
         auto now = Clock::now();
@@ -275,7 +271,8 @@ DsStatus DataServer::Impl::unavailable_status(const Call& c) const {
 
 void DataServer::Impl::send(Call* c) {
     if (const DsFh* fh = c->mutated_fh();
-        fh != nullptr && !unanswered.empty() && unanswered.count(fh_key(*fh)) != 0) {
+        fh != nullptr &&
+        ((!unanswered.empty() && unanswered.count(fh_key(*fh)) != 0) || direct_marked(*fh))) {
         c->held = true;
         c->queued = true;
         held.push_back(c);
@@ -412,6 +409,8 @@ void DataServer::Impl::shutdown() {
                                        label + ": " + c->op + ": data server client stopped"));
         maybe_delete(c);
     }
+    adopt_handed_over(); // into `draining`, closed below with the others
+    close_direct();
     fail_waiting(DsErrc::shutdown, "data server client stopped");
     for (Call* c : held) {
         c->queued = false;
@@ -454,12 +453,14 @@ void DataServer::Impl::shutdown() {
 
 void DataServer::Impl::note_unanswered(Call* c) {
     c->unanswered = true;
+    unanswered_changes.fetch_add(1, std::memory_order_acq_rel);
     ++unanswered[fh_key(*c->mutated_fh())];
     ++unanswered_on[c->sent_on];
 }
 
 void DataServer::Impl::note_answered(Call* c) {
     c->unanswered = false;
+    unanswered_changes.fetch_sub(1, std::memory_order_acq_rel);
     if (auto it = unanswered.find(fh_key(*c->mutated_fh()));
         it != unanswered.end() && --it->second == 0) {
         unanswered.erase(it);

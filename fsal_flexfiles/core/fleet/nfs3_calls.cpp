@@ -78,7 +78,10 @@ using Impl = DataServer::Impl;
 
 void reply_cb(rpc_context*, int status, void* data, void* priv) {
     auto* c = static_cast<Call*>(priv);
-    c->ds->on_rpc_reply(c, status, data);
+    if (c->direct)
+        on_direct_reply(c, status, data);
+    else
+        c->ds->on_rpc_reply(c, status, data);
 }
 
 template <class T> struct TypedCall : Call {
@@ -474,6 +477,14 @@ struct CommitCall final : TypedCall<CommitResult>, FhCall {
 
 std::unique_ptr<Call> make_null_call(const char* op_name, Callback<NullResult> cb) {
     return std::make_unique<NullCall>(op_name, std::move(cb));
+}
+
+std::unique_ptr<Call> make_write_call(Callback<WriteResult> cb, const DsFh& fh,
+                                      std::uint64_t offset,
+                                      std::shared_ptr<const std::vector<std::uint8_t>> buffer,
+                                      std::size_t at, std::size_t length, StableHow stable) {
+    return std::make_unique<WriteCall>(std::move(cb), fh, offset, std::move(buffer), at, length,
+                                       stable);
 }
 
 // ---------------------------------------------------------------------------------------

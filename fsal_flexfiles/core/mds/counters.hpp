@@ -30,11 +30,15 @@ struct DataPathCounters {
     Counter proxy_write_errors{0}; // at least one mirror failed
     Counter proxy_bytes_read{0};
     Counter proxy_bytes_written{0};
+    // Proxied writes whose every mirror was sent from the worker's own thread
+    // (DataServer::write_here), without the data servers' event threads.
+    Counter proxy_writes_direct{0};
     // Where the time of proxied writes went, summed over the writes that succeeded on every
     // mirror (proxy_writes_timed), in ns, for the mirror the write waited for last (the
     // last chunk of it): waiting for the data server's event thread to send the request
-    // (its wake-up included), the data server's round trip as that thread saw it, and from
-    // the reply until the worker thread ran again; total is the whole ProxyIo::write.
+    // (its wake-up included; 0 when the worker sent it itself), the data server's round
+    // trip as the sending thread saw it, and from the reply until the worker thread ran
+    // again; total is the whole ProxyIo::write.
     Counter proxy_writes_timed{0};
     Counter proxy_write_queue_ns{0};
     Counter proxy_write_data_server_ns{0};

@@ -113,27 +113,67 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
         // Every mirror's chunks are views into the one copy of the client's data.
         ds->write(fh, offset + written, data, written, len, how, fleet::deadline_in(timeout),
                   [self, issued](fleet::DsResult<fleet::WriteResult> r) {
-                      if (!r.ok()) {
-                          self->done.set_value(std::move(r.status));
-                          return;
-                      }
-                      if (r.value.attrs && self->cache != nullptr)
-                          self->cache->apply_ds_getattr(self->key, to_cache_attrs(*r.value.attrs),
-                                                        issued);
-                      if (self->verifier != nullptr)
-                          self->verifier->observe(self->ds_id, r.value.verifier);
-                      if (r.value.count == 0) {
-                          self->done.set_value(DsStatus::error(
-                              DsErrc::rpc, self->ds->label() + ": WRITE fh " + self->fh.hex() +
-                                               ": the server wrote 0 bytes"));
-                          return;
-                      }
-                      self->written += r.value.count;
-                      self->last_times = r.value.times;
-                      self->next();
+                      self->answered(std::move(r), issued);
                   });
     }
+
+    // A chunk's answer, from the event thread or the worker's own (the first chunk, sent
+    // with DataServer::write_here): records it and goes on with the next chunk.
+    void answered(fleet::DsResult<fleet::WriteResult> r, std::int64_t issued) {
+        if (!r.ok()) {
+            done.set_value(std::move(r.status));
+            return;
+        }
+        if (r.value.attrs && cache != nullptr)
+            cache->apply_ds_getattr(key, to_cache_attrs(*r.value.attrs), issued);
+        if (verifier != nullptr)
+            verifier->observe(ds_id, r.value.verifier);
+        if (r.value.count == 0) {
+            done.set_value(DsStatus::error(DsErrc::rpc, ds->label() + ": WRITE fh " + fh.hex() +
+                                                            ": the server wrote 0 bytes"));
+            return;
+        }
+        written += r.value.count;
+        last_times = r.value.times;
+        next();
+    }
 };
+
+// Sends the first chunk of every mirror on the worker's own thread where the data servers
+// can take it (DataServer::write_here): no hand-off to an event thread and back. Returns
+// whether every mirror's first chunk went that way. The chains go on from there (further
+// chunks, and mirrors that could not, through the event threads).
+bool start_on_this_thread(std::vector<std::shared_ptr<WriteChain>>& chains) {
+    std::vector<fleet::DirectWrite> direct(chains.size());
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+        const WriteChain* ch = chains[i].get();
+        if (ch == nullptr)
+            continue;
+        fleet::DirectWrite& w = direct[i];
+        w.ds = ch->ds;
+        w.fh = ch->fh;
+        w.offset = ch->offset;
+        w.buffer = ch->data;
+        w.at = 0;
+        w.length = std::min<std::size_t>(ch->chunk, ch->data->size());
+        w.stable = ch->how;
+        w.deadline = fleet::deadline_in(ch->timeout);
+    }
+    const std::int64_t issued = wcc::monotonic_now_ns();
+    fleet::DataServer::write_here(direct);
+    bool all = true;
+    for (std::size_t i = 0; i < chains.size(); ++i) {
+        if (chains[i] == nullptr)
+            continue;
+        if (direct[i].result) {
+            chains[i]->answered(std::move(*direct[i].result), issued);
+        } else {
+            all = false;
+            chains[i]->next();
+        }
+    }
+    return all;
+}
 
 bool contains(const std::vector<std::uint32_t>& v, std::uint32_t x) {
     return std::find(v.begin(), v.end(), x) != v.end();
@@ -315,7 +355,13 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         chunks = std::max<std::size_t>(chunks, (buffer->size() + chain->chunk - 1) / chain->chunk);
         pending[i] = chain->done.get_future();
         chains[i] = chain;
-        chain->next();
+    }
+    if (buffer->empty()) { // nothing to send: each chain is done at once
+        for (auto& chain : chains)
+            if (chain != nullptr)
+                chain->next();
+    } else if (start_on_this_thread(chains)) {
+        DataPathCounters::add(counters_.proxy_writes_direct);
     }
     const auto limit = fleet::Clock::now() + static_cast<long>(chunks) * timeout_ + 2s;
     std::vector<std::pair<Target*, DsStatus>> results;

@@ -147,6 +147,7 @@ ExportConfig from_parsed(const ff_cfg_export& parsed) {
     cfg.wcc_max_ctime_skew = std::chrono::seconds(parsed.wcc_max_ctime_skew_s);
     cfg.ds_getattr_deadline = std::chrono::milliseconds(parsed.ds_getattr_deadline_ms);
     cfg.ds_io_timeout = std::chrono::milliseconds(parsed.ds_io_timeout_ms);
+    cfg.ds_direct_connections = parsed.ds_direct_connections;
     if (parsed.layout_store != nullptr)
         cfg.layout_store = parsed.layout_store;
     cfg.map_in_namespace = parsed.map_in_namespace;
@@ -224,6 +225,8 @@ std::vector<std::string> validate(const ExportConfig& cfg) {
                             problems);
     check_in_range<int64_t>("", "DS_IO_Timeout", cfg.ds_io_timeout.count(),
                             FF_CFG_DS_IO_TIMEOUT_MS_MIN, FF_CFG_DS_IO_TIMEOUT_MS_MAX, problems);
+    check_in_range<int64_t>("", "DS_Direct_Connections", cfg.ds_direct_connections, 0,
+                            int64_t{FF_CFG_DS_DIRECT_CONNECTIONS_MAX}, problems);
     if (!cfg.layout_store.empty() && cfg.layout_store.front() != '/')
         problems.push_back("Layout_Store = \"" + cfg.layout_store + "\" is not an absolute path");
     return problems;
@@ -254,7 +257,8 @@ std::string describe(const ExportConfig& cfg) {
         << ", WCC_Max_Age = " << cfg.wcc_max_age.count()
         << " ms, WCC_Max_Ctime_Skew = " << cfg.wcc_max_ctime_skew.count()
         << " s, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count()
-        << " ms, DS_IO_Timeout = " << cfg.ds_io_timeout.count() << " ms, Layout_Store = "
+        << " ms, DS_IO_Timeout = " << cfg.ds_io_timeout.count()
+        << " ms, DS_Direct_Connections = " << cfg.ds_direct_connections << ", Layout_Store = "
         << (cfg.layout_store.empty() ? std::string("(default)") : cfg.layout_store)
         << ", Map_In_Namespace = " << (cfg.map_in_namespace ? "true" : "false");
     return out.str();

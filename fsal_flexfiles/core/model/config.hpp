@@ -63,6 +63,10 @@ struct ExportConfig {
     std::chrono::milliseconds ds_getattr_deadline{FF_CFG_DS_GETATTR_DEADLINE_MS_DEFAULT};
     // Deadline of every data-path RPC to a data server (CREATE, REMOVE, READ, WRITE, ...).
     std::chrono::milliseconds ds_io_timeout{FF_CFG_DS_IO_TIMEOUT_MS_DEFAULT};
+    // Connections per data server on which a worker thread sends a proxied WRITE and waits
+    // for its reply itself, instead of handing it to the server's event thread and back
+    // (fleet::DataServer::write_here); 0: always the event thread.
+    std::uint32_t ds_direct_connections = FF_CFG_DS_DIRECT_CONNECTIONS_DEFAULT;
     // Where the map file -> data files lives (store/layout_store.hpp); empty: the default,
     // see layout_store_path().
     std::string layout_store;

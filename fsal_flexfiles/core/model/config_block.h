@@ -82,6 +82,9 @@ extern "C" {
 #define FF_CFG_DS_IO_TIMEOUT_MS_MIN 100u
 #define FF_CFG_DS_IO_TIMEOUT_MS_MAX 120000u
 #define FF_CFG_DS_IO_TIMEOUT_MS_DEFAULT 5000u
+/* Connections per data server on which a worker thread sends a proxied WRITE itself. */
+#define FF_CFG_DS_DIRECT_CONNECTIONS_MAX 256u
+#define FF_CFG_DS_DIRECT_CONNECTIONS_DEFAULT 8u
 /* Layout_Store defaults to <RecoveryRoot>/FF_CFG_LAYOUT_STORE_SUBDIR/export-<Export_Id>.db:
  * /var/lib/nfs/ganesha/flexfiles/... by default, and per server wherever a server keeps its
  * state (RecoveryRoot), so two servers on one machine never share a store. */
@@ -118,6 +121,7 @@ struct ff_cfg_export {
     uint32_t wcc_max_ctime_skew_s;
     uint32_t ds_getattr_deadline_ms;
     uint32_t ds_io_timeout_ms;
+    uint32_t ds_direct_connections;
     char* layout_store; /* NULL when the block has no Layout_Store */
     bool map_in_namespace;
 };

@@ -77,6 +77,7 @@ protected:
                 second.pseudo = "/ff2";
                 fh::FlexfilesOptions ff2 = ff;
                 ff2.only = {2, 3};
+                ff2.extra += "        DS_Direct_Connections = 0;\n";
                 second.fsal = fh::flexfiles_fsal_block(ds, ff2);
                 mds.exports.push_back(second);
             }
@@ -207,7 +208,8 @@ protected:
 
     // The MDS's Dbus_Name_Prefix (empty: none, the bus name is org.ganesha.nfsd).
     std::string prefix_;
-    // Two FLEXFILES exports: /ff on data servers 1-2, /ff2 on data servers 3-4.
+    // Two FLEXFILES exports: /ff on data servers 1-2, /ff2 on data servers 3-4 (with
+    // DS_Direct_Connections = 0).
     bool two_exports_ = false;
     std::unique_ptr<fh::Cluster> cluster_;
     std::unique_ptr<fc::Session> session_;
@@ -303,35 +305,47 @@ TEST_F(DbusMgmt, ListShowsThreeUpDataServersAndStatsCountLayoutWcc) {
 // Writes through the MDS (no layout) report where their time went: waiting for the data
 // server's event thread, the data server's round trip, and the wake-up of the waiting
 // worker, each a part of the whole.
-TEST_F(DbusMgmt, ProxiedWritesReportWhereTheirTimeWent) {
-    fc::OpenOptions o;
-    o.access = OPEN4_SHARE_ACCESS_BOTH;
-    o.create = true;
-    fc::OpenFile f = fc::open_path(*session_, "/ff/proxied", o);
-    const auto before = stats();
-    const std::vector<char> page(4096, 'p');
+// Proxied writes report where their time went, on both ways a worker reaches a data
+// server: /ff sends on the worker's own thread (the default DS_Direct_Connections), /ff2
+// through the data servers' event threads (DS_Direct_Connections = 0), which shows as
+// time waiting for them to send.
+TEST_F(DbusMgmtTwoExports, ProxiedWritesReportWhereTheirTimeWent) {
     constexpr unsigned kWrites = 5;
-    for (unsigned i = 0; i < kWrites; ++i)
-        fc::write_file(*session_, f, std::uint64_t{i} * 4096, page, UNSTABLE4);
-    const auto after = stats();
-    fc::close_file(*session_, f);
+    for (const unsigned export_id : {1u, 2u}) {
+        const bool direct = export_id == 1;
+        SCOPED_TRACE(direct ? "/ff: on the worker's thread" : "/ff2: through the event threads");
+        fc::OpenOptions o;
+        o.access = OPEN4_SHARE_ACCESS_BOTH;
+        o.create = true;
+        fc::OpenFile f = fc::open_path(*session_, direct ? "/ff/proxied" : "/ff2/proxied", o);
+        const auto before = stats(export_id);
+        const std::vector<char> page(4096, 'p');
+        for (unsigned i = 0; i < kWrites; ++i)
+            fc::write_file(*session_, f, std::uint64_t{i} * 4096, page, UNSTABLE4);
+        const auto after = stats(export_id);
+        fc::close_file(*session_, f);
 
-    auto moved = [&](const std::string& name) {
-        EXPECT_EQ(after.count(name), 1u) << name;
-        return after.count(name) ? after.at(name) - before.at(name) : 0;
-    };
-    EXPECT_EQ(moved("data_path.proxy_writes"), kWrites);
-    EXPECT_EQ(moved("data_path.proxy_writes_timed"), kWrites);
-    const std::uint64_t queue = moved("data_path.proxy_write_queue_ns");
-    const std::uint64_t ds = moved("data_path.proxy_write_data_server_ns");
-    const std::uint64_t wake = moved("data_path.proxy_write_wake_ns");
-    const std::uint64_t total = moved("data_path.proxy_write_total_ns");
-    EXPECT_GT(queue, 0u);
-    EXPECT_GT(ds, 0u);
-    EXPECT_GT(wake, 0u);
-    EXPECT_GE(total, queue + ds + wake);
-    // Loopback round trips: far below a second each.
-    EXPECT_LT(total, kWrites * 1'000'000'000ull);
+        auto moved = [&](const std::string& name) {
+            EXPECT_EQ(after.count(name), 1u) << name;
+            return after.count(name) ? after.at(name) - before.at(name) : 0;
+        };
+        EXPECT_EQ(moved("data_path.proxy_writes"), kWrites);
+        EXPECT_EQ(moved("data_path.proxy_writes_direct"), direct ? kWrites : 0u);
+        EXPECT_EQ(moved("data_path.proxy_writes_timed"), kWrites);
+        const std::uint64_t queue = moved("data_path.proxy_write_queue_ns");
+        const std::uint64_t ds = moved("data_path.proxy_write_data_server_ns");
+        const std::uint64_t wake = moved("data_path.proxy_write_wake_ns");
+        const std::uint64_t total = moved("data_path.proxy_write_total_ns");
+        if (direct)
+            EXPECT_EQ(queue, 0u) << "sent by the worker itself: nothing to wait for";
+        else
+            EXPECT_GT(queue, 0u);
+        EXPECT_GT(ds, 0u);
+        EXPECT_GT(wake, 0u);
+        EXPECT_GE(total, queue + ds + wake);
+        // Loopback round trips: far below a second each.
+        EXPECT_LT(total, kWrites * 1'000'000'000ull);
+    }
 }
 
 TEST_F(DbusMgmtPrefixed, DrainedDataServerGetsNoNewFilesUntilUndrained) {

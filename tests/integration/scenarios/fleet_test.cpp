@@ -99,6 +99,12 @@ bool wait_all_threads_stopped(pid_t pid, std::chrono::milliseconds limit) {
         limit);
 }
 
+// A data file's bytes as the data server stored them, read from its export directory.
+std::vector<std::uint8_t> bytes_on_disk(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 std::string what(const DsStatus& st) {
     return std::string(to_string(st.code)) + ": " + st.message;
 }
@@ -543,13 +549,127 @@ TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
         auto r = d->read(fh, 0, 8192).get();
         ASSERT_TRUE(r.ok()) << what(r.status);
         std::this_thread::sleep_for(200ms);
-        std::ifstream in(on_disk, std::ios::binary);
-        std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                        std::istreambuf_iterator<char>());
+        const std::vector<std::uint8_t> bytes = bytes_on_disk(on_disk);
         ASSERT_EQ(bytes.size(), stale.size());
         EXPECT_TRUE(std::equal(fresh.begin(), fresh.end(), bytes.begin()))
             << "the timed-out WRITE landed after the newer one";
     }
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
+// WRITEs sent and answered on the calling thread (DataServer::write_here): to two servers
+// at once, landing as write() would, counted, and without the event thread's queue (sent
+// as it was submitted).
+TEST_F(FleetTest, WritesOnTheCallingThreadLandAndAreCounted) {
+    std::vector<std::shared_ptr<DataServer>> servers{ds(0), ds(1)};
+    const std::string name = legacy_data_file_name(0x9b, 0);
+    std::vector<DsFh> fhs;
+    for (auto& d : servers) {
+        auto cr = create_afresh(*d, name);
+        ASSERT_TRUE(cr.ok()) << what(cr.status);
+        fhs.push_back(cr.value.fh);
+    }
+    const auto data = std::make_shared<const std::vector<std::uint8_t>>(pattern(8192, 41));
+    const std::uint64_t before = servers[0]->counters().direct_writes;
+    for (int round = 0; round < 3; ++round) { // the second and third reuse the connections
+        std::vector<DirectWrite> writes(2);
+        for (std::size_t i = 0; i < 2; ++i) {
+            writes[i].ds = servers[i];
+            writes[i].fh = fhs[i];
+            writes[i].offset = 4096;
+            writes[i].buffer = data;
+            writes[i].at = 4096;
+            writes[i].length = 4096;
+            writes[i].stable = StableHow::file_sync;
+            writes[i].deadline = deadline_in(3000ms);
+        }
+        DataServer::write_here(writes);
+        for (std::size_t i = 0; i < 2; ++i) {
+            SCOPED_TRACE("round " + std::to_string(round) + ", server " + std::to_string(i));
+            ASSERT_TRUE(writes[i].result.has_value()) << "not sent on the calling thread";
+            ASSERT_TRUE(writes[i].result->ok()) << what(writes[i].result->status);
+            EXPECT_EQ(writes[i].result->value.count, 4096u);
+            EXPECT_EQ(writes[i].result->value.committed, StableHow::file_sync);
+            ASSERT_TRUE(writes[i].result->value.attrs.has_value());
+            EXPECT_EQ(writes[i].result->value.attrs->size, 8192u);
+            const CallTimes& t = writes[i].result->value.times;
+            EXPECT_EQ(t.sent, t.submitted) << "no queue on the calling thread";
+            EXPECT_GT(t.replied, t.sent);
+        }
+    }
+    EXPECT_EQ(servers[0]->counters().direct_writes, before + 3);
+    EXPECT_EQ(servers[0]->counters().direct_connections, 1u) << "one connection, reused";
+    for (std::size_t i = 0; i < 2; ++i) {
+        auto r = servers[i]->read(fhs[i], 4096, 4096).get();
+        ASSERT_TRUE(r.ok()) << what(r.status);
+        EXPECT_TRUE(std::equal(r.value.data.begin(), r.value.data.end(), data->begin() + 4096));
+        EXPECT_TRUE(servers[i]->remove(name).get().ok());
+    }
+}
+
+// The ordering rule holds for WRITEs sent on the calling thread: one that times out there
+// holds every newer change of its file, on either path, until it is settled; the newer
+// data is what lands.
+TEST_F(FleetTest, WriteTimedOutOnTheCallingThreadHoldsNewerChanges) {
+    auto d = ds(2);
+    auto& server = cluster_->ds(2);
+    const std::string name = legacy_data_file_name(0x9c, 0);
+    auto cr = create_afresh(*d, name);
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    const DsFh fh = cr.value.fh;
+    const auto on_disk = cluster_->ds_info()[2].export_path / name;
+    const auto stale = std::make_shared<const std::vector<std::uint8_t>>(pattern(512 * 1024, 51));
+    const auto fresh = pattern(8192, 52);
+
+    ASSERT_TRUE(server.signal(SIGSTOP));
+    ASSERT_TRUE(wait_all_threads_stopped(server.pid(), 2000ms));
+    std::vector<DirectWrite> old(1);
+    old[0] = DirectWrite{.ds = d,
+                         .fh = fh,
+                         .offset = 0,
+                         .buffer = stale,
+                         .at = 0,
+                         .length = stale->size(),
+                         .stable = StableHow::file_sync,
+                         .deadline = deadline_in(300ms),
+                         .result = std::nullopt};
+    DataServer::write_here(old);
+    ASSERT_TRUE(old[0].result.has_value()) << "not sent on the calling thread";
+    EXPECT_EQ(old[0].result->status.code, DsErrc::timeout) << what(old[0].result->status);
+
+    // A newer change takes the event thread's way, which holds it behind the old one.
+    std::vector<DirectWrite> newer(1);
+    newer[0] = old[0];
+    newer[0].deadline = deadline_in(200ms);
+    DataServer::write_here(newer);
+    EXPECT_FALSE(newer[0].result.has_value()) << "sent while an earlier change is unanswered";
+    auto held = d->write(fh, 0, fresh, StableHow::file_sync, deadline_in(200ms)).get();
+    EXPECT_EQ(held.status.code, DsErrc::timeout) << what(held.status);
+    EXPECT_NE(held.status.message.find("an earlier change of this file is still unanswered"),
+              std::string::npos)
+        << what(held.status);
+
+    ASSERT_TRUE(server.signal(SIGCONT));
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::up; }, 5000ms));
+    auto w = d->write(fh, 0, fresh, StableHow::file_sync, deadline_in(5000ms)).get();
+    ASSERT_TRUE(w.ok()) << what(w.status);
+    std::this_thread::sleep_for(200ms);
+    const std::vector<std::uint8_t> bytes = bytes_on_disk(on_disk);
+    ASSERT_EQ(bytes.size(), stale->size());
+    EXPECT_TRUE(std::equal(fresh.begin(), fresh.end(), bytes.begin()))
+        << "the timed-out WRITE landed after the newer one";
+    // Settled: the calling thread's way is open again.
+    ASSERT_TRUE(wait_until(
+        [&] {
+            std::vector<DirectWrite> again(1);
+            again[0] = newer[0];
+            again[0].buffer = std::make_shared<const std::vector<std::uint8_t>>(fresh);
+            again[0].length = fresh.size();
+            again[0].deadline = deadline_in(2000ms);
+            DataServer::write_here(again);
+            return again[0].result.has_value() && again[0].result->ok();
+        },
+        3000ms));
     EXPECT_TRUE(d->remove(name).get().ok());
 }
 
