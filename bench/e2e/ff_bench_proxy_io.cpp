@@ -5,6 +5,8 @@
 // loopback). The MDS exports
 //   /m1   FLEXFILES, Mirrors = 1
 //   /m2   FLEXFILES, Mirrors = 2
+//   /m1e  FLEXFILES, Mirrors = 1, DS_Direct_Connections = 0: every request through the data
+//         servers' event threads, the way /m1 avoids for WRITEs (side by side in one run)
 //   /vfs  plain VFS (the reference)
 // and one NFSv4.1 session (no LAYOUTGET: every READ and WRITE goes through the MDS, as for
 // an NFSv4.0 client) measures on each, the exports interleaved round by round:
@@ -298,6 +300,13 @@ int run(const Args& args) {
         vfs.pseudo = "/vfs";
         vfs.fsal = "FSAL { Name = VFS; }";
         mds.exports.push_back(vfs);
+        ExportSpec m1e = mds.exports[0];
+        m1e.export_id = 4;
+        m1e.pseudo = "/m1e";
+        ff.mirrors = 1;
+        ff.extra += "        DS_Direct_Connections = 0;\n";
+        m1e.fsal = flexfiles_fsal_block(ds, ff);
+        mds.exports.push_back(m1e);
     };
     options.with_dbus = true; // the MDS's counters, read with ganesha-ff
     Cluster cluster(options);
@@ -307,10 +316,12 @@ int run(const Args& args) {
     so.minor_version = 1;
     auto session = fc::Session::open(so);
 
-    const std::map<std::string, unsigned> export_ids{{"/m1", 1}, {"/m2", 2}, {"/vfs", 0}};
+    const std::map<std::string, unsigned> export_ids{
+        {"/m1", 1}, {"/m2", 2}, {"/m1e", 4}, {"/vfs", 0}};
     const std::vector<std::pair<std::string, std::string>> exports{
         {"/m1", "FLEXFILES, Mirrors = 1"},
         {"/m2", "FLEXFILES, Mirrors = 2"},
+        {"/m1e", "FLEXFILES, Mirrors = 1, through the event threads (DS_Direct_Connections = 0)"},
         {"/vfs", "plain VFS (reference)"}};
     Nfs3Client ds(cluster.ds(0).nfs3_url());
     std::map<std::string, Figures> fig;
@@ -361,7 +372,7 @@ int run(const Args& args) {
     const Figures& v = fig.at("/vfs");
     md << "\n| ratio to plain VFS | write | read | 4 KiB FILE_SYNC p50 | 4 KiB UNSTABLE p50 |\n"
           "|---|---:|---:|---:|---:|\n";
-    for (const std::string dir : {"/m1", "/m2"}) {
+    for (const std::string dir : {"/m1", "/m2", "/m1e"}) {
         const Figures& f = fig.at(dir);
         md << "| " << dir << " | " << fmt(median(f.write_mib_s) / median(v.write_mib_s), 2) << " | "
            << fmt(median(f.read_mib_s) / median(v.read_mib_s), 2) << " | "
@@ -388,7 +399,7 @@ int run(const Args& args) {
               "server's event thread | the data server's round trip | reply to worker running "
               "again | the rest of the FSAL's write | outside it (client p50 minus the FSAL's "
               "mean) |\n|---|---:|---:|---:|---:|---:|---:|\n";
-        for (const std::string dir : {"/m1", "/m2"}) {
+        for (const std::string dir : {"/m1", "/m2", "/m1e"}) {
             const Figures& f = fig.at(dir);
             const ProxyTimes& t = f.unstable_times;
             const double total = t.mean_us(&ProxyTimes::total_ns);
@@ -405,8 +416,16 @@ int run(const Args& args) {
               "(the plain export's UNSTABLE write: a round trip through Ganesha into the page "
               "cache) and the data server has stored the bytes (direct, at the same "
               "stability). A target of 2x plain UNSTABLE leaves the MDS's own part of the hop "
-              "(handing the request to the data server's event thread and the reply back to "
-              "the worker) plain minus direct.\n";
+              "plain minus direct. /m1 and /m2 send each WRITE from the worker's own thread "
+              "(DS_Direct_Connections); /m1e hands it to the data server's event thread and "
+              "the reply back to the worker, the two waits in its row.\n";
+        const Figures& m1e = fig.at("/m1e");
+        md << "\n4 KiB UNSTABLE p50, Mirrors = 1, sent from the worker's thread / through the "
+              "event threads (same run): "
+           << fmt(p50(m1.unstable_us), 1) << " / " << fmt(p50(m1e.unstable_us), 1)
+           << " us = " << fmt(p50(m1.unstable_us) / p50(m1e.unstable_us), 2) << "; FILE_SYNC "
+           << fmt(p50(m1.sync_us), 1) << " / " << fmt(p50(m1e.sync_us), 1)
+           << " us = " << fmt(p50(m1.sync_us) / p50(m1e.sync_us), 2) << ".\n";
     }
     // Where the CPU goes, per MiB moved (medians of the rounds, each part on its own).
     auto median_part = [](const std::vector<Cpu>& v, double Cpu::*part) {

@@ -200,8 +200,8 @@ public:
     // ---- On the calling thread ----
     // Sends the WRITEs, each to its own data server, and waits for their replies on the
     // calling thread, over connections of the servers' own (a few per server, one thread
-    // at a time on each): no hand-off to the event thread and back, which costs a proxied
-    // 4 KiB write about 35 us. A write goes this way only when its server is Up and
+    // at a time on each): no hand-off to the event thread and back (README.md has what
+    // that saves). A write goes this way only when its server is Up and
     // connected, has no change unanswered after its deadline (the ordering rule of
     // README.md) and a direct connection free or able to open; otherwise its `result`
     // stays empty and nothing was sent. Deadlines, health, counters and the ordering
