@@ -49,6 +49,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -207,7 +208,10 @@ public:
     // stays empty and nothing was sent. Deadlines, health, counters and the ordering
     // rule are as for write(): a WRITE that times out here is handed to the event thread
     // with its connection, which holds newer changes of the file until it is settled.
-    static void write_here(std::span<DirectWrite> writes) noexcept;
+    // `not_sent(i)` runs for each writes[i] that did not go, once the others are sent and
+    // before waiting for them: the caller can send it the other way meanwhile.
+    static void write_here(std::span<DirectWrite> writes,
+                           const std::function<void(std::size_t)>& not_sent = {}) noexcept;
 
     // ---- Future forms: the same operations; get() returns by the deadline. ----
     std::future<DsResult<NullResult>> null(Deadline deadline = {});

@@ -230,7 +230,8 @@ void on_direct_reply(Call* c, int status, void* data) {
                                d.label + ": " + c->op + " " + c->object() + ": " + why));
 }
 
-void DataServer::write_here(std::span<DirectWrite> writes) noexcept {
+void DataServer::write_here(std::span<DirectWrite> writes,
+                            const std::function<void(std::size_t)>& not_sent) noexcept {
     struct Sent {
         Impl* ds;
         Impl::DirectConn dc;
@@ -239,16 +240,22 @@ void DataServer::write_here(std::span<DirectWrite> writes) noexcept {
     };
     std::vector<Sent> sent;
     sent.reserve(writes.size());
-    for (DirectWrite& w : writes) {
+    std::vector<std::size_t> left; // not sent: the caller's to send
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+        DirectWrite& w = writes[i];
         w.result.reset();
-        if (!w.ds)
+        if (!w.ds) {
+            left.push_back(i);
             continue;
+        }
         Impl& d = *w.ds->impl_;
         const auto now = Clock::now();
         const Deadline dl = w.deadline == Deadline{} ? now + d.cfg.request_timeout : w.deadline;
         auto dc = d.take_direct(dl);
-        if (!dc)
+        if (!dc) {
+            left.push_back(i);
             continue;
+        }
         Call* c = make_write_call([&w](DsResult<WriteResult> r) { w.result = std::move(r); }, w.fh,
                                   w.offset, w.buffer, w.at, w.length, w.stable)
                       .release();
@@ -281,6 +288,9 @@ void DataServer::write_here(std::span<DirectWrite> writes) noexcept {
         }
         sent.push_back({&d, *dc, c});
     }
+    if (not_sent)
+        for (std::size_t i : left)
+            not_sent(i);
 
     std::vector<pollfd> fds;
     while (!sent.empty()) {

@@ -142,7 +142,8 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
 // Sends the first chunk of every mirror on the worker's own thread where the data servers
 // can take it (DataServer::write_here): no hand-off to an event thread and back. Returns
 // whether every mirror's first chunk went that way. The chains go on from there (further
-// chunks, and mirrors that could not, through the event threads).
+// chunks through the event threads); a mirror that could not go this way starts through
+// its event thread at once, in parallel with the others.
 bool start_on_this_thread(std::vector<std::shared_ptr<WriteChain>>& chains) {
     std::vector<fleet::DirectWrite> direct(chains.size());
     for (std::size_t i = 0; i < chains.size(); ++i) {
@@ -160,18 +161,16 @@ bool start_on_this_thread(std::vector<std::shared_ptr<WriteChain>>& chains) {
         w.deadline = fleet::deadline_in(ch->timeout);
     }
     const std::int64_t issued = wcc::monotonic_now_ns();
-    fleet::DataServer::write_here(direct);
     bool all = true;
-    for (std::size_t i = 0; i < chains.size(); ++i) {
-        if (chains[i] == nullptr)
-            continue;
-        if (direct[i].result) {
-            chains[i]->answered(std::move(*direct[i].result), issued);
-        } else {
+    fleet::DataServer::write_here(direct, [&](std::size_t i) {
+        if (chains[i] != nullptr) {
             all = false;
             chains[i]->next();
         }
-    }
+    });
+    for (std::size_t i = 0; i < chains.size(); ++i)
+        if (chains[i] != nullptr && direct[i].result)
+            chains[i]->answered(std::move(*direct[i].result), issued);
     return all;
 }
 

@@ -641,8 +641,10 @@ TEST_F(FleetTest, WriteTimedOutOnTheCallingThreadHoldsNewerChanges) {
     std::vector<DirectWrite> newer(1);
     newer[0] = old[0];
     newer[0].deadline = deadline_in(200ms);
-    DataServer::write_here(newer);
+    std::vector<std::size_t> left;
+    DataServer::write_here(newer, [&](std::size_t i) { left.push_back(i); });
     EXPECT_FALSE(newer[0].result.has_value()) << "sent while an earlier change is unanswered";
+    EXPECT_EQ(left, std::vector<std::size_t>{0}) << "the caller was not told to send it";
     auto held = d->write(fh, 0, fresh, StableHow::file_sync, deadline_in(200ms)).get();
     EXPECT_EQ(held.status.code, DsErrc::timeout) << what(held.status);
     EXPECT_NE(held.status.message.find("an earlier change of this file is still unanswered"),
