@@ -265,7 +265,6 @@ void DataServer::write_here(std::span<DirectWrite> writes,
         c->deadline = dl;
         d.c_requests.fetch_add(1, std::memory_order_relaxed);
         d.c_in_flight.fetch_add(1, std::memory_order_relaxed);
-        d.c_direct_writes.fetch_add(1, std::memory_order_relaxed);
         if (std::string err = c->check(d); !err.empty()) {
             c->fail(d, DsStatus::error(DsErrc::invalid_argument,
                                        d.label + ": WRITE " + c->object() + ": " + err));
@@ -286,6 +285,7 @@ void DataServer::write_here(std::span<DirectWrite> writes,
             d.give_back(*dc, false);
             continue;
         }
+        d.c_direct_writes.fetch_add(1, std::memory_order_relaxed);
         sent.push_back({&d, *dc, c});
     }
     if (not_sent)

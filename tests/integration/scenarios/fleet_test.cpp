@@ -136,6 +136,22 @@ protected:
 
     std::shared_ptr<DataServer> ds(unsigned index) { return fleet_.find(index + 1); }
 
+    // A data file created afresh (mode 0644) on data server `index`.
+    struct TestFile {
+        std::shared_ptr<DataServer> d;
+        std::string name;
+        DsFh fh;
+        std::filesystem::path on_disk; // in the data server's export directory
+    };
+    void create_test_file(unsigned index, std::uint64_t file_id, TestFile& out) {
+        out.d = ds(index);
+        out.name = legacy_data_file_name(file_id, 0);
+        auto cr = create_afresh(*out.d, out.name);
+        ASSERT_TRUE(cr.ok()) << what(cr.status);
+        out.fh = cr.value.fh;
+        out.on_disk = cluster_->ds_info()[index].export_path / out.name;
+    }
+
     static std::unique_ptr<harness::Cluster> cluster_;
     Fleet fleet_;
 };
@@ -511,13 +527,10 @@ TEST_F(FleetTest, FrozenServerTimesOutGoesDownAndComesBack) {
 // one is answered, also when the old connection was dropped (Down) in between: that
 // connection is kept open for the answer. Both the same-connection and the reconnect case.
 TEST_F(FleetTest, NewerWriteNeverOvertakesOneThatTimedOut) {
-    auto d = ds(1);
     auto& server = cluster_->ds(1);
-    const std::string name = legacy_data_file_name(0x99, 0);
-    auto cr = create_afresh(*d, name);
-    ASSERT_TRUE(cr.ok()) << what(cr.status);
-    const DsFh fh = cr.value.fh;
-    const auto on_disk = cluster_->ds_info()[1].export_path / name;
+    TestFile file;
+    ASSERT_NO_FATAL_FAILURE(create_test_file(1, 0x99, file));
+    const auto& [d, name, fh, on_disk] = file;
 
     for (const bool let_it_go_down : {false, true}) {
         SCOPED_TRACE(let_it_go_down ? "after Down and a new connection" : "same connection");
@@ -611,13 +624,10 @@ TEST_F(FleetTest, WritesOnTheCallingThreadLandAndAreCounted) {
 // holds every newer change of its file, on either path, until it is settled; the newer
 // data is what lands.
 TEST_F(FleetTest, WriteTimedOutOnTheCallingThreadHoldsNewerChanges) {
-    auto d = ds(2);
     auto& server = cluster_->ds(2);
-    const std::string name = legacy_data_file_name(0x9c, 0);
-    auto cr = create_afresh(*d, name);
-    ASSERT_TRUE(cr.ok()) << what(cr.status);
-    const DsFh fh = cr.value.fh;
-    const auto on_disk = cluster_->ds_info()[2].export_path / name;
+    TestFile file;
+    ASSERT_NO_FATAL_FAILURE(create_test_file(2, 0x9c, file));
+    const auto& [d, name, fh, on_disk] = file;
     const auto stale = std::make_shared<const std::vector<std::uint8_t>>(pattern(512 * 1024, 51));
     const auto fresh = pattern(8192, 52);
 
