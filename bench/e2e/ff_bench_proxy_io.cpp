@@ -7,6 +7,8 @@
 //   /m2   FLEXFILES, Mirrors = 2
 //   /m1e  FLEXFILES, Mirrors = 1, DS_Direct_Connections = 0: every request through the data
 //         servers' event threads, the way /m1 avoids for WRITEs (side by side in one run)
+//   /m1n  FLEXFILES, Mirrors = 1, DS_Direct_Spin = 0: as /m1, but the worker sleeps at once
+//         while it waits for a data server's reply instead of polling for it a while
 //   /vfs  plain VFS (the reference)
 // and one NFSv4.1 session (no LAYOUTGET: every READ and WRITE goes through the MDS, as for
 // an NFSv4.0 client) measures on each, the exports interleaved round by round:
@@ -307,6 +309,12 @@ int run(const Args& args) {
         ff.extra += "        DS_Direct_Connections = 0;\n";
         m1e.fsal = flexfiles_fsal_block(ds, ff);
         mds.exports.push_back(m1e);
+        ExportSpec m1n = mds.exports[0];
+        m1n.export_id = 5;
+        m1n.pseudo = "/m1n";
+        ff.extra = "        DS_Direct_Spin = 0;\n";
+        m1n.fsal = flexfiles_fsal_block(ds, ff);
+        mds.exports.push_back(m1n);
     };
     options.with_dbus = true; // the MDS's counters, read with ganesha-ff
     Cluster cluster(options);
@@ -317,11 +325,12 @@ int run(const Args& args) {
     auto session = fc::Session::open(so);
 
     const std::map<std::string, unsigned> export_ids{
-        {"/m1", 1}, {"/m2", 2}, {"/m1e", 4}, {"/vfs", 0}};
+        {"/m1", 1}, {"/m2", 2}, {"/m1e", 4}, {"/m1n", 5}, {"/vfs", 0}};
     const std::vector<std::pair<std::string, std::string>> exports{
         {"/m1", "FLEXFILES, Mirrors = 1"},
         {"/m2", "FLEXFILES, Mirrors = 2"},
         {"/m1e", "FLEXFILES, Mirrors = 1, through the event threads (DS_Direct_Connections = 0)"},
+        {"/m1n", "FLEXFILES, Mirrors = 1, sleeping at once for the reply (DS_Direct_Spin = 0)"},
         {"/vfs", "plain VFS (reference)"}};
     Nfs3Client ds(cluster.ds(0).nfs3_url());
     std::map<std::string, Figures> fig;
@@ -372,7 +381,7 @@ int run(const Args& args) {
     const Figures& v = fig.at("/vfs");
     md << "\n| ratio to plain VFS | write | read | 4 KiB FILE_SYNC p50 | 4 KiB UNSTABLE p50 |\n"
           "|---|---:|---:|---:|---:|\n";
-    for (const std::string dir : {"/m1", "/m2", "/m1e"}) {
+    for (const std::string dir : {"/m1", "/m2", "/m1e", "/m1n"}) {
         const Figures& f = fig.at(dir);
         md << "| " << dir << " | " << fmt(median(f.write_mib_s) / median(v.write_mib_s), 2) << " | "
            << fmt(median(f.read_mib_s) / median(v.read_mib_s), 2) << " | "
@@ -399,7 +408,7 @@ int run(const Args& args) {
               "server's event thread | the data server's round trip | reply to worker running "
               "again | the rest of the FSAL's write | outside it (client p50 minus the FSAL's "
               "mean) |\n|---|---:|---:|---:|---:|---:|---:|\n";
-        for (const std::string dir : {"/m1", "/m2", "/m1e"}) {
+        for (const std::string dir : {"/m1", "/m2", "/m1e", "/m1n"}) {
             const Figures& f = fig.at(dir);
             const ProxyTimes& t = f.unstable_times;
             const double total = t.mean_us(&ProxyTimes::total_ns);
@@ -426,6 +435,13 @@ int run(const Args& args) {
            << " us = " << fmt(p50(m1.unstable_us) / p50(m1e.unstable_us), 2) << "; FILE_SYNC "
            << fmt(p50(m1.sync_us), 1) << " / " << fmt(p50(m1e.sync_us), 1)
            << " us = " << fmt(p50(m1.sync_us) / p50(m1e.sync_us), 2) << ".\n";
+        const Figures& m1n = fig.at("/m1n");
+        md << "\n4 KiB UNSTABLE p50, Mirrors = 1, the worker polling for the reply first / "
+              "sleeping at once (DS_Direct_Spin = 0, same run): "
+           << fmt(p50(m1.unstable_us), 1) << " / " << fmt(p50(m1n.unstable_us), 1)
+           << " us = " << fmt(p50(m1.unstable_us) / p50(m1n.unstable_us), 2) << "; FILE_SYNC "
+           << fmt(p50(m1.sync_us), 1) << " / " << fmt(p50(m1n.sync_us), 1)
+           << " us = " << fmt(p50(m1.sync_us) / p50(m1n.sync_us), 2) << ".\n";
     }
     // Where the CPU goes, per MiB moved (medians of the rounds, each part on its own).
     auto median_part = [](const std::vector<Cpu>& v, double Cpu::*part) {
@@ -451,16 +467,18 @@ int run(const Args& args) {
                << " | " << fmt(median_part(v, &Cpu::client), 2) << " | " << fmt(median_total(v), 2)
                << " |\n";
         }
+    // On a machine whose cores the I/O saturates, throughput follows CPU per MiB: the plain
+    // export's total over the proxied one's is the ratio that CPU allows.
+    const double vr = median_total(v.read_cpu_ms_per_mib);
+    const double fr = median_total(fig.at("/m1").read_cpu_ms_per_mib);
+    const double vw = median_total(v.write_cpu_ms_per_mib);
+    const double fw = median_total(fig.at("/m1").write_cpu_ms_per_mib);
+    const double cpu_write = fw > 0 ? vw / fw : 0;
+    const double cpu_read = fr > 0 ? vr / fr : 0;
     {
-        // On a machine whose cores the I/O saturates, throughput follows CPU per MiB: the
-        // plain export's total over the proxied one's is the ratio that CPU allows.
-        const double vr = median_total(v.read_cpu_ms_per_mib);
-        const double fr = median_total(fig.at("/m1").read_cpu_ms_per_mib);
-        const double vw = median_total(v.write_cpu_ms_per_mib);
-        const double fw = median_total(fig.at("/m1").write_cpu_ms_per_mib);
         md << "\nBy CPU cost (plain VFS total / FLEXFILES Mirrors = 1 total, what a CPU-bound "
               "machine allows): write "
-           << fmt(fw > 0 ? vw / fw : 0, 2) << ", read " << fmt(fr > 0 ? vr / fr : 0, 2)
+           << fmt(cpu_write, 2) << ", read " << fmt(cpu_read, 2)
            << ". Through the MDS every byte is handled by one more Ganesha (the MDS, as the "
               "data server's NFSv3 client and as the client's NFSv4 server) besides the one "
               "that stores it, which costs what the plain export costs.\n";
@@ -475,7 +493,13 @@ int run(const Args& args) {
                           percentile(v.unstable_us, 0.5);
     md << "\n| target (#16) | measured | met |\n|---|---|---|\n"
        << "| throughput >= 0.7x plain, Mirrors = 1 | write " << fmt(tput, 2) << ", read "
-       << fmt(rtput, 2) << " | " << (tput >= 0.7 && rtput >= 0.7 ? "yes" : "no") << " |\n"
+       << fmt(rtput, 2) << " (by CPU cost: write " << fmt(cpu_write, 2) << ", read "
+       << fmt(cpu_read, 2) << ") | "
+       << (tput >= 0.7 && rtput >= 0.7 ? "yes"
+           : (tput >= 0.7 || cpu_write < 0.7) && (rtput >= 0.7 || cpu_read < 0.7)
+               ? "no: by CPU cost, what each byte costs through the MDS allows less"
+               : "no")
+       << " |\n"
        << "| 4 KiB write latency <= 2x plain (p50, FILE_SYNC) | " << fmt(lat, 2) << "x | "
        << (lat <= 2.0 ? "yes" : "no") << " |\n"
        << "| 4 KiB write latency <= 2x plain (p50, UNSTABLE) | " << fmt(ulat, 2)

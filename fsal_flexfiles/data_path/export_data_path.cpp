@@ -66,6 +66,7 @@ fleet::DataServerConfig fleet_config(const config::DataServer& ds, const config:
     c.request_timeout = cfg.ds_io_timeout;
     c.max_io_size = std::max(ds.rsize, ds.wsize);
     c.direct_connections = cfg.ds_direct_connections;
+    c.direct_spin = cfg.ds_direct_spin;
     c.log = log;
     return c;
 }

@@ -104,6 +104,7 @@ Result list_data_servers(Export& exp, std::vector<DataServerRow>& rows) {
         r.connect_failures = c.connect_failures;
         r.in_flight = c.in_flight;
         r.direct_writes = c.direct_writes;
+        r.direct_spun = c.direct_spun;
         r.direct_connections = c.direct_connections;
         if (c.last_probe)
             r.last_probe_ms = wall_ms(*c.last_probe);
@@ -127,6 +128,7 @@ Counters stats(Export& exp) {
     add("wcc.ops_no_authority", w.ops_no_authority);
     add("wcc.ops_no_data_files", w.ops_no_data_files);
     add("wcc.ops_fenced", w.ops_fenced);
+    add("wcc.layout_wcc_ns", w.method_ns);
     add("wcc.entries_applied", w.entries_applied);
     add("wcc.entries_empty", w.entries_empty);
     add("wcc.entries_ignored_unmatched", w.entries_ignored_unmatched);

@@ -139,6 +139,7 @@ DsCounters DataServer::counters() const noexcept {
     c.connect_failures = d.c_connect_failures.load(std::memory_order_relaxed);
     c.in_flight = d.c_in_flight.load(std::memory_order_relaxed);
     c.direct_writes = d.c_direct_writes.load(std::memory_order_relaxed);
+    c.direct_spun = d.c_direct_spun.load(std::memory_order_relaxed);
     c.direct_connections = d.direct_open.load(std::memory_order_relaxed);
     auto ns = d.last_probe_ns.load(std::memory_order_relaxed);
     if (ns >= 0)

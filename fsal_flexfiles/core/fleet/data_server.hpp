@@ -80,6 +80,10 @@ struct DataServerConfig {
     // Connections on which a caller's thread sends a WRITE and waits for its reply itself
     // (DataServer::write_here); 0: every request goes through the event thread.
     unsigned direct_connections = 8;
+    // How long such a caller, when it is the only one waiting on direct connections,
+    // polls for the reply before sleeping in poll(): a thread woken from sleep costs a
+    // proxied write tens of microseconds (README.md); 0: sleep at once.
+    std::chrono::microseconds direct_spin{100};
 
     LogSink log; // may be empty
 
@@ -108,6 +112,7 @@ struct DsCounters {
     std::uint32_t in_flight = 0;          // submitted, not yet completed
     std::uint64_t direct_writes = 0;      // WRITEs sent on a caller's thread (write_here)
     std::uint32_t direct_connections = 0; // open now, idle or in use
+    std::uint64_t direct_spun = 0;        // direct WRITEs whose reply came while polling for it
     // Wall-clock time the last probe completed (success or failure), if any.
     std::optional<std::chrono::system_clock::time_point> last_probe;
     bool last_probe_ok = false;

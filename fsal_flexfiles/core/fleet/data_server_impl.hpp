@@ -185,6 +185,7 @@ struct DataServer::Impl {
 
     // The direct connections (direct_write.cpp).
     std::atomic<std::uint64_t> c_direct_writes{0};
+    std::atomic<std::uint64_t> c_direct_spun{0};
     std::atomic<unsigned> unanswered_changes{0};  // the event thread's `unanswered`, summed
     std::atomic<unsigned> direct_marks{0};        // size of direct_unanswered
     std::atomic<unsigned> direct_open{0};         // idle + in use

@@ -61,6 +61,28 @@ bool still_open(rpc_context* rpc) {
     return ::poll(&p, 1, 0) == 0;
 }
 
+// Threads in write_here waiting for replies, in this process. A thread that is alone in
+// waiting may poll without sleeping for a while (DataServerConfig::direct_spin): a thread
+// woken from sleep adds tens of microseconds to a small write here (README.md), and while
+// nobody else waits, the core it keeps busy is one no other proxied write wanted.
+std::atomic<unsigned> g_waiting{0};
+
+struct Waiting {
+    Waiting() { g_waiting.fetch_add(1, std::memory_order_relaxed); }
+    ~Waiting() { g_waiting.fetch_sub(1, std::memory_order_relaxed); }
+    Waiting(const Waiting&) = delete;
+    Waiting& operator=(const Waiting&) = delete;
+    bool alone() const { return g_waiting.load(std::memory_order_relaxed) == 1; }
+};
+
+// poll() without sleeping until something is ready or `until`: its result.
+int spin(std::vector<pollfd>& fds, Clock::time_point until) {
+    int rc;
+    while ((rc = ::poll(fds.data(), fds.size(), 0)) == 0 && Clock::now() < until) {
+    }
+    return rc;
+}
+
 void connected_cb(rpc_context*, int status, void*, void* priv) {
     *static_cast<int*>(priv) = status;
 }
@@ -237,6 +259,7 @@ void DataServer::write_here(std::span<DirectWrite> writes,
         Impl::DirectConn dc;
         Call* call;
         bool usable = true; // the connection can serve the next write
+        bool spun = false;  // its reply came while this thread polled for it
     };
     std::vector<Sent> sent;
     sent.reserve(writes.size());
@@ -293,11 +316,18 @@ void DataServer::write_here(std::span<DirectWrite> writes,
             not_sent(i);
 
     std::vector<pollfd> fds;
+    Waiting waiting;
+    std::chrono::microseconds spin_for{0};
+    for (const Sent& s : sent)
+        spin_for = std::max(spin_for, s.ds->cfg.direct_spin);
+    const Clock::time_point spin_until = Clock::now() + spin_for;
     while (!sent.empty()) {
         // Answered (or failed with their connection): done with them.
         std::erase_if(sent, [](Sent& s) {
             if (s.call->in_libnfs)
                 return false;
+            if (s.spun)
+                s.ds->c_direct_spun.fetch_add(1, std::memory_order_relaxed);
             delete s.call;
             s.ds->give_back(s.dc, s.usable);
             return true;
@@ -324,7 +354,12 @@ void DataServer::write_here(std::span<DirectWrite> writes,
             fds.push_back(
                 {rpc_get_fd(s.dc.rpc), static_cast<short>(rpc_which_events(s.dc.rpc)), 0});
         }
-        const int rc = ::poll(fds.data(), fds.size(), poll_ms(next));
+        bool spun = false;
+        int rc = spin_until > Clock::now() && waiting.alone() ? spin(fds, spin_until) : 0;
+        if (rc > 0)
+            spun = true;
+        else
+            rc = ::poll(fds.data(), fds.size(), poll_ms(next));
         if (rc < 0 && errno != EINTR) {
             // Cannot wait on them (never seen): closing the connections answers the calls.
             for (Sent& s : sent) {
@@ -340,6 +375,7 @@ void DataServer::write_here(std::span<DirectWrite> writes,
             if (fds[i].revents == 0)
                 continue;
             Sent& s = sent[i];
+            s.spun = s.spun || spun;
             if (rpc_service(s.dc.rpc, fds[i].revents) < 0) {
                 // The connection failed: the request may or may not have run, and the
                 // server will not run it later. Closing the context answers it (CANCEL).

@@ -148,6 +148,7 @@ ExportConfig from_parsed(const ff_cfg_export& parsed) {
     cfg.ds_getattr_deadline = std::chrono::milliseconds(parsed.ds_getattr_deadline_ms);
     cfg.ds_io_timeout = std::chrono::milliseconds(parsed.ds_io_timeout_ms);
     cfg.ds_direct_connections = parsed.ds_direct_connections;
+    cfg.ds_direct_spin = std::chrono::microseconds(parsed.ds_direct_spin_us);
     if (parsed.layout_store != nullptr)
         cfg.layout_store = parsed.layout_store;
     cfg.map_in_namespace = parsed.map_in_namespace;
@@ -227,6 +228,8 @@ std::vector<std::string> validate(const ExportConfig& cfg) {
                             FF_CFG_DS_IO_TIMEOUT_MS_MIN, FF_CFG_DS_IO_TIMEOUT_MS_MAX, problems);
     check_in_range<int64_t>("", "DS_Direct_Connections", cfg.ds_direct_connections, 0,
                             int64_t{FF_CFG_DS_DIRECT_CONNECTIONS_MAX}, problems);
+    check_in_range<int64_t>("", "DS_Direct_Spin", cfg.ds_direct_spin.count(), 0,
+                            int64_t{FF_CFG_DS_DIRECT_SPIN_US_MAX}, problems);
     if (!cfg.layout_store.empty() && cfg.layout_store.front() != '/')
         problems.push_back("Layout_Store = \"" + cfg.layout_store + "\" is not an absolute path");
     return problems;
@@ -258,7 +261,8 @@ std::string describe(const ExportConfig& cfg) {
         << " ms, WCC_Max_Ctime_Skew = " << cfg.wcc_max_ctime_skew.count()
         << " s, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count()
         << " ms, DS_IO_Timeout = " << cfg.ds_io_timeout.count()
-        << " ms, DS_Direct_Connections = " << cfg.ds_direct_connections << ", Layout_Store = "
+        << " ms, DS_Direct_Connections = " << cfg.ds_direct_connections
+        << ", DS_Direct_Spin = " << cfg.ds_direct_spin.count() << " us, Layout_Store = "
         << (cfg.layout_store.empty() ? std::string("(default)") : cfg.layout_store)
         << ", Map_In_Namespace = " << (cfg.map_in_namespace ? "true" : "false");
     return out.str();

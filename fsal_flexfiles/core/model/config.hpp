@@ -67,6 +67,9 @@ struct ExportConfig {
     // for its reply itself, instead of handing it to the server's event thread and back
     // (fleet::DataServer::write_here); 0: always the event thread.
     std::uint32_t ds_direct_connections = FF_CFG_DS_DIRECT_CONNECTIONS_DEFAULT;
+    // How long such a worker, when no other is waiting for data servers, polls for the
+    // reply before it sleeps (DS_Direct_Spin); 0: it sleeps at once.
+    std::chrono::microseconds ds_direct_spin{FF_CFG_DS_DIRECT_SPIN_US_DEFAULT};
     // Where the map file -> data files lives (store/layout_store.hpp); empty: the default,
     // see layout_store_path().
     std::string layout_store;

@@ -85,6 +85,10 @@ extern "C" {
 /* Connections per data server on which a worker thread sends a proxied WRITE itself. */
 #define FF_CFG_DS_DIRECT_CONNECTIONS_MAX 256u
 #define FF_CFG_DS_DIRECT_CONNECTIONS_DEFAULT 8u
+/* Microseconds such a worker, when it is the only one waiting for data servers, polls for
+ * the reply before it sleeps. */
+#define FF_CFG_DS_DIRECT_SPIN_US_MAX 1000u
+#define FF_CFG_DS_DIRECT_SPIN_US_DEFAULT 100u
 /* Layout_Store defaults to <RecoveryRoot>/FF_CFG_LAYOUT_STORE_SUBDIR/export-<Export_Id>.db:
  * /var/lib/nfs/ganesha/flexfiles/... by default, and per server wherever a server keeps its
  * state (RecoveryRoot), so two servers on one machine never share a store. */
@@ -122,6 +126,7 @@ struct ff_cfg_export {
     uint32_t ds_getattr_deadline_ms;
     uint32_t ds_io_timeout_ms;
     uint32_t ds_direct_connections;
+    uint32_t ds_direct_spin_us;
     char* layout_store; /* NULL when the block has no Layout_Store */
     bool map_in_namespace;
 };

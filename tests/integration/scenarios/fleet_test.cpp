@@ -620,6 +620,46 @@ TEST_F(FleetTest, WritesOnTheCallingThreadLandAndAreCounted) {
     }
 }
 
+// A thread alone in waiting on direct connections polls for its reply a while before it
+// sleeps (DataServerConfig::direct_spin): with 1 ms to poll, a loopback server's replies
+// come while it polls; with 0 it sleeps at once and none is counted so.
+TEST_F(FleetTest, LoneWriterPollsForItsReplyBeforeSleeping) {
+    const std::string name = legacy_data_file_name(0x9c, 0);
+    std::vector<std::shared_ptr<DataServer>> servers;
+    for (const auto& [id, spin] : {std::pair{12u, 0us}, std::pair{13u, 1000us}}) {
+        auto cfg = config_for(cluster_->ds_info()[0]);
+        cfg.id = id;
+        cfg.direct_spin = spin;
+        ASSERT_TRUE(fleet_.add(cfg).ok());
+        servers.push_back(fleet_.find(id));
+        ASSERT_TRUE(wait_until([&] { return servers.back()->health() == Health::up; }, 5000ms));
+    }
+    auto cr = create_afresh(*servers[0], name);
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    const auto data = std::make_shared<const std::vector<std::uint8_t>>(pattern(4096, 43));
+    constexpr int kWrites = 5;
+    for (auto& d : servers) {
+        for (int i = 0; i < kWrites; ++i) {
+            std::vector<DirectWrite> one(1);
+            one[0].ds = d;
+            one[0].fh = cr.value.fh;
+            one[0].buffer = data;
+            one[0].length = 4096;
+            one[0].stable = StableHow::unstable;
+            one[0].deadline = deadline_in(3000ms);
+            DataServer::write_here(one);
+            ASSERT_TRUE(one[0].result.has_value()) << "not sent on the calling thread";
+            ASSERT_TRUE(one[0].result->ok()) << what(one[0].result->status);
+        }
+    }
+    EXPECT_EQ(servers[0]->counters().direct_writes, unsigned{kWrites});
+    EXPECT_EQ(servers[0]->counters().direct_spun, 0u) << "DS_Direct_Spin = 0 never polls";
+    EXPECT_EQ(servers[1]->counters().direct_writes, unsigned{kWrites});
+    // A reply later than 1 ms on loopback is possible on a loaded machine, not the rule.
+    EXPECT_GE(servers[1]->counters().direct_spun, unsigned{kWrites - 2});
+    EXPECT_TRUE(servers[0]->remove(name).get().ok());
+}
+
 // The ordering rule holds for WRITEs sent on the calling thread: one that times out there
 // holds every newer change of its file, on either path, until it is settled; the newer
 // data is what lands.

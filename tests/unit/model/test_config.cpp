@@ -176,6 +176,10 @@ void test_data_path_fields(void**) {
     expect_one(cfg, "DS_Direct_Connections = 257 is out of range (0..256)");
     cfg.ds_direct_connections = 0; // every WRITE through the event threads
     assert_true(validate(cfg).empty());
+    cfg.ds_direct_spin = std::chrono::microseconds(1001);
+    expect_one(cfg, "DS_Direct_Spin = 1001 is out of range (0..1000)");
+    cfg.ds_direct_spin = std::chrono::microseconds(0); // sleep at once
+    assert_true(validate(cfg).empty());
 
     cfg.layout_store = "layouts.db";
     expect_one(cfg, "Layout_Store = \"layouts.db\" is not an absolute path");
@@ -239,6 +243,7 @@ void test_from_parsed(void**) {
     raw.ds_getattr_deadline_ms = 125;
     raw.ds_io_timeout_ms = 1500;
     raw.ds_direct_connections = 3;
+    raw.ds_direct_spin_us = 40;
     char store[] = "/tmp/layouts.db";
     raw.layout_store = store;
 
@@ -260,6 +265,7 @@ void test_from_parsed(void**) {
     assert_int_equal(cfg.wcc_max_age.count(), 250);
     assert_int_equal(cfg.wcc_max_ctime_skew.count(), 7);
     assert_int_equal(cfg.ds_direct_connections, 3);
+    assert_int_equal(cfg.ds_direct_spin.count(), 40);
     assert_int_equal(cfg.ds_getattr_deadline.count(), 125);
     assert_int_equal(cfg.ds_io_timeout.count(), 1500);
     assert_string_equal(cfg.layout_store.c_str(), "/tmp/layouts.db");
@@ -305,7 +311,8 @@ void test_describe(void**) {
     assert_non_null(strstr(line.c_str(), "2=[fd00::3]:2049/export"));
     assert_non_null(
         strstr(line.c_str(),
-               "DS_IO_Timeout = 5000 ms, DS_Direct_Connections = 8, Layout_Store = (default)"));
+               "DS_IO_Timeout = 5000 ms, DS_Direct_Connections = 8, DS_Direct_Spin = 100 us, "
+               "Layout_Store = (default)"));
     assert_non_null(strstr(line.c_str(), "READ layouts uid 2000000"));
 }
 
