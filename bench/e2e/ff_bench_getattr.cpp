@@ -676,7 +676,10 @@ const char* const kWccSharesHeader =
 const char* const kWccSharesNote =
     "\nThe FSAL's method: the MDS's own account (GetStats wcc.layout_wcc_ns over "
     "wcc.layout_wcc_ops around each round): decoding the body, owners, matching, the cache "
-    "update and the MDCACHE up-call. Outside it: the rest of the operation's MDS CPU "
+    "update and the MDCACHE up-call. It is wall time: with more sessions than cores it "
+    "includes waiting for a core, which overstates the method and understates what is "
+    "outside it, so the split is the MDS's CPU only at 1 session. Outside it: the rest of the "
+    "operation's MDS CPU "
     "(Ganesha's compound step and stateid checks, the larger request through ntirpc and "
     "the kernel). What a ratio of 0.9 leaves: the MDS CPU per LAYOUT_WCC at which "
     "LAYOUT_WCC+GETATTR / GETATTR-only by CPU cost is 0.9, once this client's own cost of "

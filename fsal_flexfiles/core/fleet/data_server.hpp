@@ -83,7 +83,7 @@ struct DataServerConfig {
     // How long such a caller, when it is the only one waiting on direct connections,
     // polls for the reply before sleeping in poll(): a thread woken from sleep costs a
     // proxied write tens of microseconds (README.md); 0: sleep at once.
-    std::chrono::microseconds direct_spin{100};
+    std::chrono::microseconds direct_spin{0};
 
     LogSink log; // may be empty
 

@@ -88,7 +88,7 @@ extern "C" {
 /* Microseconds such a worker, when it is the only one waiting for data servers, polls for
  * the reply before it sleeps. */
 #define FF_CFG_DS_DIRECT_SPIN_US_MAX 1000u
-#define FF_CFG_DS_DIRECT_SPIN_US_DEFAULT 100u
+#define FF_CFG_DS_DIRECT_SPIN_US_DEFAULT 0u
 /* Layout_Store defaults to <RecoveryRoot>/FF_CFG_LAYOUT_STORE_SUBDIR/export-<Export_Id>.db:
  * /var/lib/nfs/ganesha/flexfiles/... by default, and per server wherever a server keeps its
  * state (RecoveryRoot), so two servers on one machine never share a store. */
