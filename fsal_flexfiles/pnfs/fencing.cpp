@@ -225,11 +225,19 @@ FenceResult finish_fence(Export& exp, const mds::ObjectKey& key,
 }
 
 // Fences one file (send_fence, finish_fence) and records its new owners through the
-// handle. Call with state.fence_mu held. Returns the new map and how many data files
-// changed at once.
-std::pair<mds::DataFileMap, unsigned> fence_file(Export& exp, Handle& handle,
-                                                 const mds::DataFileMap& map, ExportLayouts& state,
-                                                 std::uint64_t reporter) {
+// handle. Call with state.fence_mu held.
+struct FencedFile {
+    mds::DataFileMap next;
+    unsigned changed = 0; // data files fenced at once
+    // A mirror was marked stale, which recalled the file's layouts (but the reporter's)
+    // already: the caller must not recall them a second time. Ganesha's layoutrecall()
+    // walks its new recall without the state lock, and the LAYOUTRETURN answering the first
+    // recall can free the second under it (FSAL_UP/fsal_up_top.c; it crashed the MDS in
+    // HostileFencing.AFenceThatFailsOnAMirrorMarksItStaleAndIsRetried on a loaded machine).
+    bool recalled = false;
+};
+FencedFile fence_file(Export& exp, Handle& handle, const mds::DataFileMap& map,
+                      ExportLayouts& state, std::uint64_t reporter) {
     if (mds::FenceRetrier* retrier = mds_access::fence_retrier(exp))
         retrier->supersede(map.file_id); // an older retry must not land after this fence
     FenceInFlight f = send_fence(exp, map, fleet::deadline_in(kFenceTimeout));
@@ -238,7 +246,7 @@ std::pair<mds::DataFileMap, unsigned> fence_file(Export& exp, Handle& handle,
                      [&](const mds::DataFileMap& next, std::string& error) {
                          return mds_access::set_data_files(exp, handle, next, error);
                      });
-    return {std::move(f.next), r.changed};
+    return {std::move(f.next), r.changed, r.marked_stale != 0};
 }
 
 void queue_recall(Export& exp, const mds::ObjectKey& key, std::uint64_t file, std::uint64_t opener,
@@ -304,7 +312,7 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
         if (!map || map->files.empty())
             return;
         bump(state.counters.fencings);
-        auto [next, changed] = fence_file(exp, handle, *map, state, opener);
+        auto [next, changed, recalled] = fence_file(exp, handle, *map, state, opener);
         LogEvent(COMPONENT_PNFS,
                  "%s file %" PRIu64 ": open for write by client %" PRIx64
                  " while %zu other client(s) hold RW layouts and %zu other MDS(s) may: %u of "
@@ -314,7 +322,7 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
                  writers.empty() ? "" : ", recalling their layouts");
         if (!elsewhere.empty())
             mds_access::clear_namespace_writers(exp, handle, elsewhere);
-        if (!writers.empty())
+        if (!writers.empty() && !recalled)
             queue_recall(exp, handle.key, handle.fileid, opener, state);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": fencing failed: %s", handle.fileid,
@@ -339,7 +347,7 @@ void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd
             return;
         }
         bump(state.counters.revoke_fencings);
-        auto [next, changed] = fence_file(exp, handle, *map, state, grant.client);
+        auto [next, changed, recalled] = fence_file(exp, handle, *map, state, grant.client);
         const bool others = !state.grants.holders(grant.file, grant.client, std::nullopt).empty();
         LogEvent(COMPONENT_PNFS,
                  "%s file %" PRIu64 ": the RW layout of client %" PRIx64
@@ -350,7 +358,7 @@ void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd
                  next.files.size(), next.files.front().fencing_uid, next.files.front().fencing_gid,
                  others ? ", recalling the other clients' layouts" : "");
         // Every other layout of the file carries the old owner now.
-        if (others)
+        if (others && !recalled)
             queue_recall(exp, handle.key, handle.fileid, grant.client, state);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": fencing an ended layout failed: %s",
