@@ -218,4 +218,11 @@ TEST_F(HostileFencing, AFenceThatFailsOnAMirrorMarksItStaleAndIsRetried) {
         << "the fence was never retried";
     EXPECT_EQ(stat("fence_retry.pending"), 0u);
     EXPECT_EQ(write_mirror(*ds1, al, 1, data), Nfs3Status::acces) << "mirror 1 was not fenced";
+    // One recall for the fence: marking the mirror stale recalled A's layout, and the open
+    // must not recall it again (two recalls of one file race in Ganesha's layoutrecall()).
+    const auto recalls = [](std::map<std::string, std::uint64_t> c) {
+        return c["layout.recalls_sent"] + c["layout.recalls_not_found"] +
+               c["layout.recalls_failed"];
+    };
+    EXPECT_EQ(recalls(stats()), recalls(before) + 1);
 }
