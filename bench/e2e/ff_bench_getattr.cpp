@@ -397,26 +397,18 @@ struct WccShares {
     double budget_us = 0;       // MDS CPU per LAYOUT_WCC that a ratio of 0.9 allows
 };
 WccShares wcc_shares(const CellResult& g, const CellResult& w, const CellResult& e) {
-    const auto rounds = [&](const CellResult& x) {
-        return std::min(x.round_method_us.size(), g.round_rates.size());
-    };
-    const auto median = [](std::vector<double> v) {
-        if (v.empty())
-            return 0.0;
-        std::sort(v.begin(), v.end());
-        const std::size_t m = v.size() / 2;
-        return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-    };
-    std::vector<double> method, method_empty, outside, budget;
-    for (std::size_t r = 0; r < rounds(w); ++r) {
-        method.push_back(w.round_method_us[r]);
-        outside.push_back(w.round_mds_us[r] - g.round_mds_us[r] - w.round_method_us[r]);
-        budget.push_back((g.round_mds_us[r] + g.round_client_us[r]) / 0.9 - g.round_mds_us[r] -
-                         w.round_client_us[r]);
-    }
-    for (std::size_t r = 0; r < rounds(e); ++r)
-        method_empty.push_back(e.round_method_us[r]);
-    return {median(method), median(method_empty), median(outside), median(budget)};
+    WccShares s;
+    s.method_us = median_over_rounds(w, g, [&](std::size_t r) { return w.round_method_us[r]; });
+    s.method_empty_us =
+        median_over_rounds(e, g, [&](std::size_t r) { return e.round_method_us[r]; });
+    s.outside_us = median_over_rounds(w, g, [&](std::size_t r) {
+        return w.round_mds_us[r] - g.round_mds_us[r] - w.round_method_us[r];
+    });
+    s.budget_us = median_over_rounds(w, g, [&](std::size_t r) {
+        return (g.round_mds_us[r] + g.round_client_us[r]) / 0.9 - g.round_mds_us[r] -
+               w.round_client_us[r];
+    });
+    return s;
 }
 
 void finish(CellResult& c) {

@@ -428,20 +428,20 @@ int run(const Args& args) {
               "plain minus direct. /m1 and /m2 send each WRITE from the worker's own thread "
               "(DS_Direct_Connections); /m1e hands it to the data server's event thread and "
               "the reply back to the worker, the two waits in its row.\n";
-        const Figures& m1e = fig.at("/m1e");
-        md << "\n4 KiB UNSTABLE p50, Mirrors = 1, sent from the worker's thread / through the "
-              "event threads (same run): "
-           << fmt(p50(m1.unstable_us), 1) << " / " << fmt(p50(m1e.unstable_us), 1)
-           << " us = " << fmt(p50(m1.unstable_us) / p50(m1e.unstable_us), 2) << "; FILE_SYNC "
-           << fmt(p50(m1.sync_us), 1) << " / " << fmt(p50(m1e.sync_us), 1)
-           << " us = " << fmt(p50(m1.sync_us) / p50(m1e.sync_us), 2) << ".\n";
-        const Figures& m1s = fig.at("/m1s");
-        md << "\n4 KiB UNSTABLE p50, Mirrors = 1, the worker polling for the reply up to 100 us "
-              "first (DS_Direct_Spin = 100) / sleeping at once (the default; same run): "
-           << fmt(p50(m1s.unstable_us), 1) << " / " << fmt(p50(m1.unstable_us), 1)
-           << " us = " << fmt(p50(m1s.unstable_us) / p50(m1.unstable_us), 2) << "; FILE_SYNC "
-           << fmt(p50(m1s.sync_us), 1) << " / " << fmt(p50(m1.sync_us), 1)
-           << " us = " << fmt(p50(m1s.sync_us) / p50(m1.sync_us), 2) << ".\n";
+        // x / y side by side, UNSTABLE and FILE_SYNC p50.
+        auto side_by_side = [&](const std::string& what, const Figures& x, const Figures& y) {
+            md << "\n4 KiB UNSTABLE p50, Mirrors = 1, " << what
+               << " (same run): " << fmt(p50(x.unstable_us), 1) << " / "
+               << fmt(p50(y.unstable_us), 1)
+               << " us = " << fmt(p50(x.unstable_us) / p50(y.unstable_us), 2) << "; FILE_SYNC "
+               << fmt(p50(x.sync_us), 1) << " / " << fmt(p50(y.sync_us), 1)
+               << " us = " << fmt(p50(x.sync_us) / p50(y.sync_us), 2) << ".\n";
+        };
+        side_by_side("sent from the worker's thread / through the event threads", m1,
+                     fig.at("/m1e"));
+        side_by_side("the worker polling for the reply up to 100 us first (DS_Direct_Spin = 100) "
+                     "/ sleeping at once, the default",
+                     fig.at("/m1s"), m1);
     }
     // Where the CPU goes, per MiB moved (medians of the rounds, each part on its own).
     auto median_part = [](const std::vector<Cpu>& v, double Cpu::*part) {

@@ -354,11 +354,9 @@ void DataServer::write_here(std::span<DirectWrite> writes,
             fds.push_back(
                 {rpc_get_fd(s.dc.rpc), static_cast<short>(rpc_which_events(s.dc.rpc)), 0});
         }
-        bool spun = false;
         int rc = spin_until > Clock::now() && waiting.alone() ? spin(fds, spin_until) : 0;
-        if (rc > 0)
-            spun = true;
-        else
+        const bool spun = rc > 0;
+        if (!spun)
             rc = ::poll(fds.data(), fds.size(), poll_ms(next));
         if (rc < 0 && errno != EINTR) {
             // Cannot wait on them (never seen): closing the connections answers the calls.
