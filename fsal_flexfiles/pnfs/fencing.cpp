@@ -319,7 +319,9 @@ void on_open(Export& exp, Handle& handle, state_t*, fsal_openflags_t openflags) 
                  "%zu data file(s) fenced (owner now %u:%u)%s",
                  exp.label().c_str(), file, opener, writers.size(), elsewhere.size(), changed,
                  next.files.size(), next.files.front().fencing_uid, next.files.front().fencing_gid,
-                 writers.empty() ? "" : ", recalling their layouts");
+                 writers.empty() ? ""
+                 : recalled      ? ", their layouts recalled with the stale mirror"
+                                 : ", recalling their layouts");
         if (!elsewhere.empty())
             mds_access::clear_namespace_writers(exp, handle, elsewhere);
         if (!writers.empty() && !recalled)
@@ -356,7 +358,9 @@ void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd
                  exp.label().c_str(), grant.file, grant.client,
                  end == SegmentEnd::revoked ? "revoked" : "server shutdown", changed,
                  next.files.size(), next.files.front().fencing_uid, next.files.front().fencing_gid,
-                 others ? ", recalling the other clients' layouts" : "");
+                 !others    ? ""
+                 : recalled ? ", the other clients' layouts recalled with the stale mirror"
+                            : ", recalling the other clients' layouts");
         // Every other layout of the file carries the old owner now.
         if (others && !recalled)
             queue_recall(exp, handle.key, handle.fileid, grant.client, state);
