@@ -174,6 +174,7 @@ Counters stats(Export& exp) {
     add("cache.ds_getattr_stale", c.ds_getattr_stale);
     add("cache.layoutcommits", c.layoutcommits);
     add("cache.mds_setattrs", c.mds_setattrs);
+    add("cache.updates_in_place", c.updates_in_place);
 
     // The data path (core/mds/counters.hpp).
     const mds::DataPathCounters& d = exp.counters();

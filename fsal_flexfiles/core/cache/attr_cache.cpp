@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <vector>
 
 namespace flexfiles::wcc {
@@ -41,6 +42,7 @@ enum Counter : std::size_t {
     kLayoutcommits,
     kMdsSetattrs,
     kRetries,
+    kInPlace,
     kAllocFailures,
     kNumCounters
 };
@@ -77,8 +79,8 @@ void AttrCache::follow(CacheAnchor* anchor, const void* snapshot,
 }
 
 // ---------------------------------------------------------------------------------------
-// Drafts: a writable copy of a snapshot. The scratch vector is per thread and reused, so a
-// steady-state update allocates only the snapshot it publishes.
+// Drafts: a writable copy of a snapshot the writer holds. The scratch vector is per thread
+// and reused, so an update allocates at most the snapshot it publishes.
 
 struct AttrCache::Draft {
     std::optional<Record> barrier;
@@ -110,6 +112,24 @@ struct AttrCache::Draft {
                                [&](const Record& x) { return r.slot < x.slot; });
         files.insert(at, r);
     }
+    // Whether the draft has s's shape (the same records and anchor), so that it can be
+    // written into s in place.
+    bool fits(const Snapshot& s) const {
+        if (anchor != s.pub.anchor || barrier.has_value() != (s.has_barrier != 0) ||
+            files.size() != s.count) {
+            return false;
+        }
+        const auto held = s.files();
+        return std::equal(files.begin(), files.end(), held.begin(),
+                          [](const Record& a, const Record& b) { return a.slot == b.slot; });
+    }
+    void write_into(Snapshot& s) const {
+        Record* out = s.base();
+        if (barrier) {
+            std::memcpy(static_cast<void*>(out++), &*barrier, sizeof(Record));
+        }
+        std::memcpy(static_cast<void*>(out), files.data(), files.size() * sizeof(Record));
+    }
 };
 
 enum class AttrCache::Published : std::uint8_t { Yes, Unchanged, OutOfMemory };
@@ -121,26 +141,32 @@ std::vector<Record>& thread_scratch() {
 }
 } // namespace
 
-// Copy the file's snapshot into a draft, let edit() change it (it returns whether anything
-// changed), publish the result as a new snapshot. Lock-free: a lost race (the snapshot was
-// replaced or removed under us) discards the unpublished copy and edits the winner again,
-// so edit() must start from the draft every time.
+// Take the file's snapshot, copy it into a draft, let edit() change it (it returns whether
+// anything changed), then write the draft back into the snapshot when it has the same
+// shape, or publish it as a new snapshot in its place. A snapshot that left the table
+// before the writer took it is looked up again, so edit() must start from the draft
+// every time.
 template <class Edit> AttrCache::Published AttrCache::publish(FileId file, Edit&& edit) {
     std::vector<Record>& scratch = thread_scratch();
     for (;;) {
         ReadSection rs;
         snapshot_table::Position at = snapshot_table::locate(table_, file);
+        if (at.current != nullptr && !snapshot_table::lock_for_write(at.current)) {
+            counters_->add(kRetries);
+            continue;
+        }
         Draft draft(at.current, scratch);
         if (!edit(draft)) {
-            // Only a snapshot still in the table can say "nothing to change": one replaced
-            // meanwhile may be retired, and call_rcu writes over its pub (detach() would
-            // then miss its anchor in the snapshot that replaced it).
-            std::atomic_thread_fence(std::memory_order_acquire);
-            if (at.current != nullptr && cds_lfht_is_node_deleted(&at.current->ht_node)) {
-                counters_->add(kRetries);
-                continue;
+            if (at.current != nullptr) {
+                snapshot_table::unlock_after_write(at.current, false);
             }
             return Published::Unchanged; // edit() reported its outcomes
+        }
+        if (at.current != nullptr && draft.fits(*at.current)) {
+            draft.write_into(*at.current);
+            snapshot_table::unlock_after_write(at.current, true);
+            counters_->add(kInPlace);
+            return Published::Yes;
         }
         // Once published, `fresh` may be replaced and retired by another writer at once,
         // and call_rcu writes over its pub: the anchor and generation are read from here.
@@ -149,6 +175,9 @@ template <class Edit> AttrCache::Published AttrCache::publish(FileId file, Edit&
             make_snapshot(file, draft.barrier_record(), {draft.files.data(), draft.files.size()},
                           draft.anchor, generation);
         if (fresh == nullptr) {
+            if (at.current != nullptr) {
+                snapshot_table::unlock_after_write(at.current, false);
+            }
             counters_->add(kAllocFailures);
             return Published::OutOfMemory;
         }
@@ -158,18 +187,38 @@ template <class Edit> AttrCache::Published AttrCache::publish(FileId file, Edit&
                 follow(draft.anchor, fresh, generation);
                 return Published::Yes;
             }
+            // Another writer added the file's first snapshot meanwhile: edit that one.
         } else if (snapshot_table::replace(table_, at, fresh)) {
             follow(draft.anchor, fresh, generation);
-            // at.current is ours to retire: its pub is intact.
+            // at.current is ours to retire (and stays locked): its pub is intact.
             if (at.current->pub.anchor != draft.anchor) { // detached, or another's
                 follow(at.current->pub.anchor, nullptr, generation);
             }
             rs.unlock();
             retire(at.current);
             return Published::Yes;
+        } else {
+            snapshot_table::unlock_after_write(at.current, false);
         }
         discard(fresh); // never published
         counters_->add(kRetries);
+    }
+}
+
+// The file's snapshot read through read(), consistently (read_consistent), inside the
+// caller's read section: nullopt when the file has none.
+template <class Read>
+auto read_file(cds_lfht* table, FileId file, Read&& read)
+    -> std::optional<std::invoke_result_t<Read&, const Snapshot&>> {
+    for (;;) {
+        const Snapshot* s = snapshot_table::find(table, file);
+        if (s == nullptr) {
+            return std::nullopt;
+        }
+        if (auto r = snapshot_table::read_consistent(*s, read)) {
+            return r;
+        }
+        // It left the table while we read: its successor is there.
     }
 }
 
@@ -318,33 +367,38 @@ Outcome AttrCache::record_mds_setattr_size(FileId file, std::uint64_t size,
 }
 
 std::optional<DataFileAttrs> AttrCache::lookup(const DataFileKey& key) const {
+    std::optional<std::optional<DataFileAttrs>> found;
     {
         ReadSection rs;
-        if (const Snapshot* s = snapshot_table::find(table_, key.file)) {
-            if (const Record* r = s->find(key.slot)) {
-                DataFileAttrs out = data_file_attrs(key.file, *r);
-                rs.unlock();
-                counters_->add(kHits);
-                return out;
+        found = read_file(table_, key.file, [&](const Snapshot& s) -> std::optional<DataFileAttrs> {
+            if (const Record* r = s.find(key.slot)) {
+                return data_file_attrs(key.file, *r);
             }
-        }
+            return std::nullopt;
+        });
+    }
+    if (found && *found) {
+        counters_->add(kHits);
+        return **found;
     }
     counters_->add(kMisses);
     return std::nullopt;
 }
 
+namespace {
+MergedAttrs merge_snapshot(const Snapshot& s) {
+    return merge_records(s.barrier(), s.files());
+}
+} // namespace
+
 std::optional<MergedAttrs> AttrCache::merged(FileId file) const {
+    std::optional<MergedAttrs> m;
     {
         ReadSection rs;
-        if (const Snapshot* s = snapshot_table::find(table_, file)) {
-            MergedAttrs m = merge_records(s->barrier(), s->files());
-            rs.unlock();
-            counters_->add(kHits);
-            return m;
-        }
+        m = read_file(table_, file, merge_snapshot);
     }
-    counters_->add(kMisses);
-    return std::nullopt;
+    counters_->add(m ? kHits : kMisses);
+    return m;
 }
 
 std::optional<MergedAttrs> AttrCache::merged(const CacheAnchor& anchor, FileId file) const {
@@ -354,12 +408,14 @@ std::optional<MergedAttrs> AttrCache::merged(const CacheAnchor& anchor, FileId f
             static_cast<const Snapshot*>(anchor.current_.load(std::memory_order_acquire));
         // A snapshot already replaced in the table (its writer has not moved the anchor
         // on yet) is not read: a caller that saw its successor through the table must not
-        // see it go back. Its link word, on the same cache line, says so.
-        if (s != nullptr && s->file == file && !cds_lfht_is_node_deleted(&s->ht_node)) {
-            MergedAttrs m = merge_records(s->barrier(), s->files());
-            rs.unlock();
-            counters_->add(kHits);
-            return m;
+        // see it go back. Its word stays odd (read_consistent: nullopt).
+        if (s != nullptr && s->file == file) {
+            if (std::optional<MergedAttrs> m =
+                    snapshot_table::read_consistent(*s, merge_snapshot)) {
+                rs.unlock();
+                counters_->add(kHits);
+                return m;
+            }
         }
     }
     return merged(file); // not attached (yet, or any more): the table
@@ -392,26 +448,26 @@ void AttrCache::detach(FileId file, CacheAnchor& anchor) {
 }
 
 std::vector<DataFileAttrs> AttrCache::data_files(FileId file) const {
-    std::vector<DataFileAttrs> out;
     ReadSection rs;
-    if (const Snapshot* s = snapshot_table::find(table_, file)) {
-        out.reserve(s->count);
-        for (const Record& r : s->files()) {
-            out.push_back(data_file_attrs(file, r));
+    std::optional<std::vector<DataFileAttrs>> out = read_file(table_, file, [&](const Snapshot& s) {
+        std::vector<DataFileAttrs> files;
+        files.reserve(s.count);
+        for (const Record& r : s.files()) {
+            files.push_back(data_file_attrs(file, r));
         }
-    }
-    return out;
+        return files;
+    });
+    return out ? std::move(*out) : std::vector<DataFileAttrs>{};
 }
 
 CredCheck AttrCache::check_credentials(const DataFileKey& key, const FencingCreds& expected) const {
     CredCheck c = CredCheck::Unknown;
     {
         ReadSection rs;
-        if (const Snapshot* s = snapshot_table::find(table_, key.file)) {
-            if (const Record* r = s->find(key.slot)) {
-                c = compare_credentials(r->attrs, expected);
-            }
-        }
+        c = read_file(table_, key.file, [&](const Snapshot& s) {
+                const Record* r = s.find(key.slot);
+                return r ? compare_credentials(r->attrs, expected) : CredCheck::Unknown;
+            }).value_or(CredCheck::Unknown);
     }
     counters_->add(kCredChecks);
     if (c == CredCheck::Mismatch) {
@@ -437,6 +493,9 @@ void AttrCache::forget(FileId file) {
         if (s == nullptr) {
             return;
         }
+        if (!snapshot_table::lock_for_write(s)) {
+            continue; // replaced meanwhile: forget its successor
+        }
         if (snapshot_table::remove(table_, s)) {
             counters_->files.fetch_sub(1, std::memory_order_relaxed);
             follow(s->pub.anchor, nullptr, next_generation());
@@ -444,7 +503,7 @@ void AttrCache::forget(FileId file) {
             retire(s);
             return;
         }
-        // A writer replaced the snapshot (or another forget() removed it) first: look again.
+        snapshot_table::unlock_after_write(s, false);
     }
 }
 
@@ -473,6 +532,7 @@ CacheStats AttrCache::stats() const {
     s.layoutcommits = c.sum(kLayoutcommits);
     s.mds_setattrs = c.sum(kMdsSetattrs);
     s.publish_retries = c.sum(kRetries);
+    s.updates_in_place = c.sum(kInPlace);
     s.alloc_failures = c.sum(kAllocFailures);
     s.files = files();
     s.snapshots_retired = snapshots_retired();

@@ -10,15 +10,17 @@
 //   attr_rules.hpp        which report wins, who may set what, barriers, the merged view:
 //                         pure functions over plain records; read it for the rules
 //   snapshot_table.hpp    the RCU mechanics: a liburcu lock-free hash table whose nodes are
-//                         the files' immutable snapshots; lock-free readers, copy-and-replace
-//                         writers, call_rcu reclamation
+//                         the files' snapshots; lock-free readers (sequence-lock reads),
+//                         writers that hold one file's snapshot at a time, call_rcu
+//                         reclamation of replaced ones
 //   snapshot_pool.hpp     recycled snapshot memory
 //   CacheAnchor (below)   a file's current snapshot, kept in its FSAL object: a GETATTR's
 //                         way in without hashing
 //   striped_counters.hpp  per-thread counter stripes: a lookup executes no locked
 //                         instruction (on x86 one would be a full barrier)
-// attr_cache.cpp joins them: an update copies the file's snapshot into a draft, applies the
-// rules to the draft and publishes it as a new snapshot; a read is one RCU read section.
+// attr_cache.cpp joins them: an update takes the file's snapshot, copies it into a draft and
+// applies the rules to the draft, then writes it back in place when it has the same data
+// files, or publishes it as a new snapshot; a read is one RCU read section.
 #pragma once
 
 #include "cache/attr_types.hpp"
@@ -53,7 +55,8 @@ struct CacheStats {
     std::uint64_t ds_getattr_stale = 0;
     std::uint64_t layoutcommits = 0;
     std::uint64_t mds_setattrs = 0;
-    std::uint64_t publish_retries = 0; // lost compare-and-swap races
+    std::uint64_t publish_retries = 0;  // a writer found the snapshot gone and looked again
+    std::uint64_t updates_in_place = 0; // updates written into the file's snapshot
     std::uint64_t alloc_failures = 0;
     std::uint64_t files = 0; // files in the table now
     // Process-wide (all caches): snapshots handed to call_rcu, and freed by it.

@@ -37,6 +37,9 @@ void free_snapshot_rcu(rcu_head* head) {
 
 Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Record> files,
                         CacheAnchor* anchor, std::uint64_t generation) {
+    if (files.size() > UINT16_MAX) {
+        return nullptr;
+    }
     const std::size_t n = files.size() + (barrier ? 1 : 0);
     const std::uint8_t cls = snapshot_pool::pool_class(n);
     void* mem = snapshot_pool::take(cls, snapshot_bytes(n));
@@ -46,7 +49,7 @@ Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Reco
     auto* s = new (mem) Snapshot{};
     cds_lfht_node_init(&s->ht_node);
     s->file = file;
-    s->count = static_cast<std::uint32_t>(files.size());
+    s->count = static_cast<std::uint16_t>(files.size());
     s->has_barrier = barrier ? 1 : 0;
     s->pool_class = cls;
     s->pub = Snapshot::Publication{anchor, generation};

@@ -11,14 +11,23 @@
 //   data files together makes the merged view one consistent read: a GETATTR never mixes
 //   two publications, and a reader chases two pointers (bucket, node), not three.
 //
+// Writers
+//   A writer first takes the snapshot's sequence word (lock_for_write: a spin lock among
+//   writers of that file, held for a copy and a few stores). An update that keeps the
+//   snapshot's shape (the same data files, the barrier or not) is written into it in place
+//   and the word released one step on (a writer's next report, the common case: no
+//   allocation, no call_rcu). Any other builds a new snapshot (make_snapshot), swaps it in
+//   with replace() and never releases the old one's word: a snapshot that left the table
+//   stays locked. remove() takes a snapshot out the same way, under its word.
+//
 // Readers and memory reclamation
-//   Readers take no lock: a ReadSection (rcu_read_lock; urcu-bp registers the thread on
-//   first use), find, copy out, unlock. A reader sees a whole snapshot or none of it.
-//   Writers never write to a published snapshot: they build a new one (make_snapshot) and
-//   swap it in with replace(), which fails when another writer replaced (or removed) the
-//   old one first; the loser discards its unpublished copy and starts again from the
-//   winner's. The replaced snapshot is retired: handed to call_rcu, and after a grace period
-//   its memory goes back to snapshot_pool. remove() takes a snapshot out the same way.
+//   Readers take no lock and write nothing: a ReadSection (rcu_read_lock; urcu-bp
+//   registers the thread on first use), find, read_consistent, unlock. read_consistent is
+//   a sequence-lock read: it copies out what it needs and keeps the copy only when the
+//   word was even and unchanged around it, so a reader sees one whole update or retries;
+//   a snapshot that left the table meanwhile is looked up again. A replaced or removed
+//   snapshot is retired: handed to call_rcu, and after a grace period its memory goes back
+//   to snapshot_pool.
 //   Do not call destroy() or wait_for_retired_snapshots() from a call_rcu callback: liburcu forbids
 //   rcu_barrier() there, and destroy() blocks the callback thread for a grace period.
 #pragma once
@@ -31,7 +40,10 @@
 
 #include "cache/attr_rules.hpp"
 
+#include <atomic>
 #include <cstdint>
+#include <optional>
+#include <sched.h>
 #include <span>
 #include <type_traits>
 #include <urcu-bp.h>
@@ -62,7 +74,10 @@ struct Snapshot {
                          // replace and starts again)
     };
     FileId file = 0;
-    std::uint32_t count = 0; // data-file records
+    // Even: nobody writes the snapshot. Odd: a writer holds it (writing it in place, or
+    // replacing or removing it: a snapshot that left the table stays odd).
+    std::atomic<std::uint32_t> seq{0};
+    std::uint16_t count = 0; // data-file records (make_snapshot bounds it)
     std::uint8_t has_barrier = 0;
     std::uint8_t pool_class = 0; // snapshot_pool class, or snapshot_pool::kNotPooled
 
@@ -88,7 +103,8 @@ static_assert(sizeof(Snapshot) == 48, "header + 80 bytes per record");
 static_assert(sizeof(Snapshot) % alignof(Record) == 0);
 
 /// A new, unpublished snapshot of the file holding barrier (or none) and files, naming
-/// anchor (or none), made at generation; nullptr when memory ran out.
+/// anchor (or none), made at generation; nullptr when memory ran out (or for more than
+/// 65535 data files, which no layout has).
 Snapshot* make_snapshot(FileId file, const Record* barrier, std::span<const Record> files,
                         CacheAnchor* anchor, std::uint64_t generation);
 
@@ -130,6 +146,66 @@ private:
 /// call but create() and destroy() must be inside a ReadSection, and a snapshot found
 /// stays readable only until that section ends.
 namespace snapshot_table {
+
+/// Spinning on a snapshot's word: pause, and after a while let the holder (perhaps
+/// preempted) have the core.
+inline void back_off(unsigned& spins) noexcept {
+    if (++spins % 64 == 0) {
+        sched_yield();
+    } else {
+        caa_cpu_relax();
+    }
+}
+
+/// A writer takes the snapshot (inside a ReadSection): its word, odd from now on. False
+/// when the snapshot left the table (replaced or removed): look the file up again.
+inline bool lock_for_write(Snapshot* s) noexcept {
+    unsigned spins = 0;
+    for (;;) {
+        std::uint32_t v = s->seq.load(std::memory_order_relaxed);
+        if ((v & 1) == 0) {
+            if (s->seq.compare_exchange_weak(v, v + 1, std::memory_order_acquire,
+                                             std::memory_order_relaxed)) {
+                // Readers must see the word odd before any store into the records.
+                std::atomic_thread_fence(std::memory_order_release);
+                return true;
+            }
+        } else if (cds_lfht_is_node_deleted(&s->ht_node)) {
+            return false;
+        }
+        back_off(spins);
+    }
+}
+
+/// The writer is done with a snapshot it holds and that stays in the table: changed (it
+/// wrote records in place) moves the word on, so readers that overlapped read again; else
+/// it goes back to what it was.
+inline void unlock_after_write(Snapshot* s, bool changed) noexcept {
+    const std::uint32_t held = s->seq.load(std::memory_order_relaxed);
+    s->seq.store(changed ? held + 1 : held - 1, std::memory_order_release);
+}
+
+/// read(s), kept only if no writer wrote the snapshot meanwhile (a sequence-lock read:
+/// read must copy out, and must not trust what it reads to be whole until this returns).
+/// nullopt when the snapshot left the table: its successor is in the table.
+template <class Read>
+auto read_consistent(const Snapshot& s, Read&& read)
+    -> std::optional<std::invoke_result_t<Read&, const Snapshot&>> {
+    unsigned spins = 0;
+    for (;;) {
+        const std::uint32_t before = s.seq.load(std::memory_order_acquire);
+        if ((before & 1) == 0) {
+            auto result = read(s);
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (s.seq.load(std::memory_order_relaxed) == before) {
+                return result;
+            }
+        } else if (cds_lfht_is_node_deleted(&s.ht_node)) {
+            return std::nullopt;
+        }
+        back_off(spins);
+    }
+}
 
 /// Buckets for expected_files up front, and never fewer (see the definition).
 cds_lfht* create(std::size_t expected_files);
@@ -178,14 +254,15 @@ inline bool add(cds_lfht* table, Position& p, Snapshot* fresh) {
            &fresh->ht_node;
 }
 
-/// Publishes fresh in place of p.current. False: another writer replaced (or removed)
-/// p.current first; fresh stays unpublished. On success the caller retires p.current.
+/// Publishes fresh in place of p.current, which the caller holds (lock_for_write). False
+/// only if it left the table anyway; fresh stays unpublished. On success the caller
+/// retires p.current.
 inline bool replace(cds_lfht* table, Position& p, Snapshot* fresh) {
     return cds_lfht_replace(table, &p.it, p.hash, match_file, &p.file, &fresh->ht_node) == 0;
 }
 
-/// Takes s out of the table. False: a writer replaced it (or another remove took it)
-/// first. On success the caller retires s.
+/// Takes s, which the caller holds (lock_for_write), out of the table. On success the
+/// caller retires s.
 inline bool remove(cds_lfht* table, Snapshot* s) {
     return cds_lfht_del(table, &s->ht_node) == 0;
 }

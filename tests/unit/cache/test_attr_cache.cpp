@@ -481,10 +481,37 @@ void counters_hits_misses_and_ops(void**) {
     assert_int_equal(s.files, 1);
 }
 
+// A report for data files the file's snapshot holds already (a writer's next report, the
+// common case) is written into that snapshot in place: no new snapshot, nothing for
+// call_rcu. One that adds a data file or the barrier publishes a new snapshot.
+void a_report_for_known_data_files_is_written_in_place(void**) {
+    AttrCache c;
+    wcc(c, Iomode::ReadWrite, kM0, full(100, 10, 10, 10)); // the file's first snapshot
+    CacheStats before = c.stats();
+    wcc(c, Iomode::ReadWrite, kM0, full(200, 11, 11, 11));
+    CacheStats after = c.stats();
+    assert_int_equal(after.snapshots_retired - before.snapshots_retired, 0);
+    assert_int_equal(after.updates_in_place - before.updates_in_place, 1);
+    assert_int_equal(cached(c, kM0).size, 200);
+
+    before = after;
+    wcc(c, Iomode::ReadWrite, kM1, full(300, 12, 12, 12)); // a second data file
+    after = c.stats();
+    assert_int_equal(after.snapshots_retired - before.snapshots_retired, 1);
+    assert_int_equal(after.updates_in_place - before.updates_in_place, 0);
+
+    before = after;
+    c.record_layoutcommit(kFile, 400, std::nullopt); // the barrier: a new record
+    c.record_layoutcommit(kFile, 500, std::nullopt); // the barrier again: in place
+    after = c.stats();
+    assert_int_equal(after.snapshots_retired - before.snapshots_retired, 1);
+    assert_int_equal(c.merged(kFile)->attrs.size, 500);
+}
+
 void forget_drops_the_file_and_reclaims_it(void**) {
     AttrCache c;
     wcc(c, Iomode::ReadWrite, kM0, full(100, 10, 10, 10));
-    wcc(c, Iomode::ReadWrite, kM0, full(100, 11, 11, 11)); // retires one snapshot
+    wcc(c, Iomode::ReadWrite, kM1, full(100, 11, 11, 11)); // retires one snapshot
     c.forget(kFile);
     c.forget(kFile); // twice is harmless
     assert_false(c.merged(kFile).has_value());
@@ -545,6 +572,7 @@ int main() {
         cmocka_unit_test(credentials_reported_by_read_layout_are_checked_not_stored),
         cmocka_unit_test(freshness_age_decides_older_than_max_age),
         cmocka_unit_test(counters_hits_misses_and_ops),
+        cmocka_unit_test(a_report_for_known_data_files_is_written_in_place),
         cmocka_unit_test(forget_drops_the_file_and_reclaims_it),
         cmocka_unit_test(nfstime_rejects_bad_nseconds_and_overflow),
     };

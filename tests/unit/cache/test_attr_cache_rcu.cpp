@@ -114,27 +114,31 @@ void rcu_readers_never_see_torn_records_and_retired_snapshots_are_freed(void**) 
     const CacheStats s = cache.stats();
     const std::uint64_t retired = s.snapshots_retired - before.snapshots_retired;
     const std::uint64_t freed = s.snapshots_freed - before.snapshots_freed;
-    std::printf("# updates %llu, forgets %llu, reads %llu + %llu (found %llu + %llu), "
-                "retired %llu, freed %llu (%llu while running), publish retries %llu\n",
-                (unsigned long long)updates, (unsigned long long)forgets,
-                (unsigned long long)r1.reads, (unsigned long long)r2.reads,
-                (unsigned long long)r1.found, (unsigned long long)r2.found,
-                (unsigned long long)retired, (unsigned long long)freed,
-                (unsigned long long)freed_during_run, (unsigned long long)s.publish_retries);
+    std::printf(
+        "# updates %llu, forgets %llu, reads %llu + %llu (found %llu + %llu), "
+        "retired %llu, freed %llu (%llu while running), publish retries %llu, in place %llu\n",
+        (unsigned long long)updates, (unsigned long long)forgets, (unsigned long long)r1.reads,
+        (unsigned long long)r2.reads, (unsigned long long)r1.found, (unsigned long long)r2.found,
+        (unsigned long long)retired, (unsigned long long)freed,
+        (unsigned long long)freed_during_run, (unsigned long long)s.publish_retries,
+        (unsigned long long)s.updates_in_place);
 
     assert_int_equal(r1.torn + r2.torn, 0);
     assert_int_equal(r1.backwards + r2.backwards, 0);
     assert_true(r1.found > 1000 && r2.found > 1000);
-    // Every update but the first of each file's life retires a snapshot; forget retires one.
-    assert_true(retired + kFiles + forgets >= updates);
+    // Every update but the first of each file's life is written in place (both mirrors'
+    // records are there from the first) or retires a snapshot; forget retires one.
+    assert_true(retired + s.updates_in_place + kFiles + forgets >= updates);
+    assert_true(s.updates_in_place > updates / 2);
     assert_int_equal(freed, retired);
     assert_true(freed_during_run > 0); // reclaimed while readers ran, not only at the end
 }
 
 // Two writers race on the same few files, each on its own mirror. Every update copies the
-// whole file, so a lost compare-and-swap must be redone on the winner's snapshot: if it
-// were not, one writer would publish a copy holding the other's older record and that
-// mirror would go back in time. Each writer checks its own mirror after every update.
+// whole file and writes it back (in place, or as a new snapshot), so two writers must not
+// both copy a snapshot before either writes: one would write back the other's older
+// record and that mirror would go back in time. Each writer checks its own mirror after
+// every update.
 void concurrent_writers_never_lose_each_others_updates(void**) {
     constexpr FileId kHot = 4;
     AttrCache cache(kHot);
