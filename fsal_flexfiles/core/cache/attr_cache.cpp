@@ -367,22 +367,18 @@ Outcome AttrCache::record_mds_setattr_size(FileId file, std::uint64_t size,
 }
 
 std::optional<DataFileAttrs> AttrCache::lookup(const DataFileKey& key) const {
-    std::optional<std::optional<DataFileAttrs>> found;
+    std::optional<DataFileAttrs> found;
     {
         ReadSection rs;
         found = read_file(table_, key.file, [&](const Snapshot& s) -> std::optional<DataFileAttrs> {
-            if (const Record* r = s.find(key.slot)) {
-                return data_file_attrs(key.file, *r);
-            }
-            return std::nullopt;
-        });
+                    if (const Record* r = s.find(key.slot)) {
+                        return data_file_attrs(key.file, *r);
+                    }
+                    return std::nullopt;
+                }).value_or(std::nullopt); // no file, or no such data file: a miss
     }
-    if (found && *found) {
-        counters_->add(kHits);
-        return **found;
-    }
-    counters_->add(kMisses);
-    return std::nullopt;
+    counters_->add(found ? kHits : kMisses);
+    return found;
 }
 
 namespace {
