@@ -15,6 +15,8 @@
 #include <cinttypes>
 #include <cstring>
 #include <limits>
+#include <span>
+#include <vector>
 
 namespace flexfiles::mds {
 namespace {
@@ -82,19 +84,24 @@ void proxy_read(Export& exp, Handle& handle, fsal_async_cb done_cb, fsal_io_arg*
             // Never written: the file has no bytes anywhere.
             read_arg->end_of_file = true;
         } else {
-            ProxyReadResult r =
-                exp.proxy().read(*map, read_arg->offset, static_cast<std::uint32_t>(want));
+            // Ganesha reads into one buffer (iov_count 1), which the data servers' replies
+            // fill directly; several buffers are filled from one of our own.
+            const bool one_buffer = read_arg->iov_count == 1;
+            std::vector<std::uint8_t> gathered(one_buffer ? 0 : want);
+            const std::span<std::uint8_t> into =
+                one_buffer ? std::span(static_cast<std::uint8_t*>(read_arg->iov[0].iov_base), want)
+                           : std::span(gathered);
+            const ProxyReadResult r = exp.proxy().read(*map, read_arg->offset, into);
             if (!r.status.ok()) {
                 LogWarn(COMPONENT_FSAL, "%s: READ of fileid %" PRIu64 " at %" PRIu64 " (+%zu): %s",
                         exp.label().c_str(), handle.fileid, read_arg->offset, want,
                         r.status.message.c_str());
                 status = to_fsal_status(r.status);
             } else {
-                std::size_t copied = 0;
-                for (int i = 0; i < read_arg->iov_count && copied < r.data.size(); ++i) {
-                    const std::size_t n =
-                        std::min(read_arg->iov[i].iov_len, r.data.size() - copied);
-                    std::memcpy(read_arg->iov[i].iov_base, r.data.data() + copied, n);
+                std::size_t copied = one_buffer ? r.count : 0;
+                for (int i = 0; !one_buffer && i < read_arg->iov_count && copied < r.count; ++i) {
+                    const std::size_t n = std::min(read_arg->iov[i].iov_len, r.count - copied);
+                    std::memcpy(read_arg->iov[i].iov_base, gathered.data() + copied, n);
                     copied += n;
                 }
                 read_arg->io_amount = copied;

@@ -44,6 +44,7 @@
 
 #include "fleet/ds_types.hpp"
 #include "fleet/health.hpp"
+#include "fleet/read_sink.hpp"
 #include "model/deviceid.hpp"
 
 #include <atomic>
@@ -192,6 +193,11 @@ public:
                  Callback<SetattrResult> cb) noexcept;
     void read(const DsFh& fh, std::uint64_t offset, std::uint32_t count, Deadline deadline,
               Callback<ReadResult> cb) noexcept;
+    // The same, the reply's bytes copied into `sink` from `at` on (ReadResult::placed says
+    // how many; `data` stays empty). `count` is at most the room left in the sink.
+    void read_into(const DsFh& fh, std::uint64_t offset, std::uint32_t count,
+                   std::shared_ptr<ReadSink> sink, std::size_t at, Deadline deadline,
+                   Callback<ReadResult> cb) noexcept;
     void write(const DsFh& fh, std::uint64_t offset, std::vector<std::uint8_t> data,
                StableHow stable, Deadline deadline, Callback<WriteResult> cb) noexcept;
     // The same for `length` bytes at `at` of a buffer shared with other writes (the mirrors
@@ -228,6 +234,9 @@ public:
                                                  Deadline deadline = {});
     std::future<DsResult<ReadResult>> read(const DsFh& fh, std::uint64_t offset,
                                            std::uint32_t count, Deadline deadline = {});
+    std::future<DsResult<ReadResult>> read_into(const DsFh& fh, std::uint64_t offset,
+                                                std::uint32_t count, std::shared_ptr<ReadSink> sink,
+                                                std::size_t at, Deadline deadline = {});
     std::future<DsResult<WriteResult>> write(const DsFh& fh, std::uint64_t offset,
                                              std::vector<std::uint8_t> data, StableHow stable,
                                              Deadline deadline = {});

@@ -125,7 +125,8 @@ struct LookupResult {
 using CreateResult = LookupResult;
 
 struct ReadResult {
-    std::vector<std::uint8_t> data;
+    std::vector<std::uint8_t> data; // read(); empty for read_into()
+    std::size_t placed = 0;         // read_into(): the bytes copied into the sink
     bool eof = false;
     std::optional<DsAttrs> attrs;
 };

@@ -352,14 +352,19 @@ struct SetattrCall final : TypedCall<SetattrResult>, FhCall {
 };
 
 struct ReadCall final : TypedCall<ReadResult>, FhCall {
-    ReadCall(Callback<ReadResult> cb, const DsFh& f, std::uint64_t off, std::uint32_t cnt)
-        : TypedCall("READ", std::move(cb)), offset(off), count(cnt) {
+    ReadCall(Callback<ReadResult> cb, const DsFh& f, std::uint64_t off, std::uint32_t cnt,
+             std::shared_ptr<ReadSink> into = nullptr, std::size_t into_at = 0)
+        : TypedCall("READ", std::move(cb)), offset(off), count(cnt), sink(std::move(into)),
+          at(into_at) {
         fh = f;
     }
     std::string check(const Impl& d) const override {
         if (count > d.cfg.max_io_size)
             return "count " + std::to_string(count) + " exceeds max_io_size " +
                    std::to_string(d.cfg.max_io_size);
+        if (sink && (at > sink->size() || count > sink->size() - at))
+            return "count " + std::to_string(count) + " at " + std::to_string(at) +
+                   " does not fit the caller's " + std::to_string(sink->size()) + " bytes";
         return fh_check();
     }
     std::string object() const override { return fh_object(); }
@@ -380,7 +385,10 @@ struct ReadCall final : TypedCall<ReadResult>, FhCall {
         std::size_t n = std::min<std::size_t>(ok.data.data_len, count);
         if (n > 0 && ok.data.data_val != nullptr) {
             auto* p = reinterpret_cast<const std::uint8_t*>(ok.data.data_val);
-            out.data.assign(p, p + n);
+            if (sink)
+                out.placed = sink->fill(at, {p, n});
+            else
+                out.data.assign(p, p + n);
         }
         out.eof = ok.eof != 0;
         out.attrs = to_attrs(ok.file_attributes);
@@ -389,6 +397,8 @@ struct ReadCall final : TypedCall<ReadResult>, FhCall {
     }
     std::uint64_t offset;
     std::uint32_t count;
+    std::shared_ptr<ReadSink> sink; // read_into: where the bytes go
+    std::size_t at;
 };
 
 struct WriteCall final : TypedCall<WriteResult>, FhCall {
@@ -513,6 +523,12 @@ void DataServer::read(const DsFh& fh, std::uint64_t offset, std::uint32_t count,
                       Callback<ReadResult> cb) noexcept {
     impl_->submit(std::make_unique<ReadCall>(std::move(cb), fh, offset, count), dl);
 }
+void DataServer::read_into(const DsFh& fh, std::uint64_t offset, std::uint32_t count,
+                           std::shared_ptr<ReadSink> sink, std::size_t at, Deadline dl,
+                           Callback<ReadResult> cb) noexcept {
+    impl_->submit(std::make_unique<ReadCall>(std::move(cb), fh, offset, count, std::move(sink), at),
+                  dl);
+}
 void DataServer::write(const DsFh& fh, std::uint64_t offset, std::vector<std::uint8_t> data,
                        StableHow stable, Deadline dl, Callback<WriteResult> cb) noexcept {
     const std::size_t length = data.size();
@@ -568,6 +584,14 @@ std::future<DsResult<ReadResult>> DataServer::read(const DsFh& fh, std::uint64_t
                                                    std::uint32_t count, Deadline dl) {
     return as_future<ReadResult>(
         [&](Callback<ReadResult> cb) { read(fh, offset, count, dl, std::move(cb)); });
+}
+std::future<DsResult<ReadResult>> DataServer::read_into(const DsFh& fh, std::uint64_t offset,
+                                                        std::uint32_t count,
+                                                        std::shared_ptr<ReadSink> sink,
+                                                        std::size_t at, Deadline dl) {
+    return as_future<ReadResult>([&](Callback<ReadResult> cb) {
+        read_into(fh, offset, count, std::move(sink), at, dl, std::move(cb));
+    });
 }
 std::future<DsResult<WriteResult>> DataServer::write(const DsFh& fh, std::uint64_t offset,
                                                      std::vector<std::uint8_t> data,

@@ -393,7 +393,8 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
     return DsStatus::success();
 }
 
-ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset, std::uint32_t count) {
+ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset,
+                              std::span<std::uint8_t> into) {
     DataPathCounters::add(counters_.proxy_reads);
     ProxyReadResult out;
     if (map.files.empty()) {
@@ -428,17 +429,20 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset, std:
             last = t.status;
             continue;
         }
-        // The first chunk's buffer becomes the answer (a READ within Rsize is one chunk and
-        // is never copied here); later chunks are appended to it.
-        std::vector<std::uint8_t> data;
+        // The replies are copied into the caller's buffer on the event thread. A fresh sink
+        // per mirror: one given up on below is closed, and a late reply copies nothing.
+        auto sink = std::make_shared<fleet::ReadSink>(into);
+        std::size_t got = 0;
         bool eof = false;
         DsStatus st;
-        while (data.size() < count) {
-            const std::uint32_t len = std::min<std::uint32_t>(
-                rsize(df.ds_id), count - static_cast<std::uint32_t>(data.size()));
+        while (got < into.size()) {
+            const auto len = static_cast<std::uint32_t>(
+                std::min<std::size_t>(rsize(df.ds_id), into.size() - got));
             const std::int64_t issued = wcc::monotonic_now_ns();
-            auto f = t.ds->read(t.fh, offset + data.size(), len, fleet::deadline_in(timeout_));
+            auto f =
+                t.ds->read_into(t.fh, offset + got, len, sink, got, fleet::deadline_in(timeout_));
             if (!wait_bounded(f, fleet::Clock::now() + timeout_ + 2s)) {
+                sink->close();
                 st = DsStatus::error(DsErrc::timeout,
                                      t.ds->label() +
                                          ": READ: no answer from the data-server client");
@@ -452,15 +456,8 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset, std:
             if (r.value.attrs && cache_ != nullptr)
                 cache_->apply_ds_getattr(cache_key(map, df), to_cache_attrs(*r.value.attrs),
                                          issued);
-            const std::size_t got = r.value.data.size();
-            if (data.empty()) {
-                data = std::move(r.value.data);
-                if (got != 0 && got < count && !r.value.eof)
-                    data.reserve(count);
-            } else {
-                data.insert(data.end(), r.value.data.begin(), r.value.data.end());
-            }
-            if (r.value.eof || got == 0) {
+            got += r.value.placed;
+            if (r.value.eof || r.value.placed == 0) {
                 eof = true;
                 break;
             }
@@ -468,8 +465,8 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset, std:
         if (st.ok()) {
             if (tried > 1)
                 DataPathCounters::add(counters_.proxy_read_fallbacks);
-            DataPathCounters::add(counters_.proxy_bytes_read, data.size());
-            out.data = std::move(data);
+            DataPathCounters::add(counters_.proxy_bytes_read, got);
+            out.count = got;
             out.eof = eof;
             out.status = DsStatus::success();
             return out;

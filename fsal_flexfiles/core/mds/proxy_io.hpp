@@ -51,7 +51,7 @@ struct IoSizes {
 
 struct ProxyReadResult {
     fleet::DsStatus status;
-    std::vector<std::uint8_t> data;
+    std::size_t count = 0; // the bytes read into the caller's buffer
     bool eof = false;
     std::uint32_t mirror = 0; // the mirror that answered (the last one tried on failure)
 };
@@ -70,7 +70,10 @@ public:
     fleet::DsStatus write(const ObjectKey& key, const DataFileMap& map, std::uint64_t offset,
                           std::span<const std::uint8_t> data,
                           fleet::StableHow how = fleet::StableHow::file_sync);
-    ProxyReadResult read(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
+    // Reads into `into` (as much as the file has there), from an in-sync mirror: the data
+    // servers' replies are copied straight into it.
+    ProxyReadResult read(const DataFileMap& map, std::uint64_t offset,
+                         std::span<std::uint8_t> into);
     fleet::DsStatus commit(const DataFileMap& map, std::uint64_t offset, std::uint32_t count);
     fleet::DsStatus truncate(const ObjectKey& key, const DataFileMap& map, std::uint64_t size);
 

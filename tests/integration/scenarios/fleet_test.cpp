@@ -220,6 +220,22 @@ TEST_F(FleetTest, RoundTripWithPostOpAttributes) {
     ASSERT_TRUE(r.value.attrs.has_value());
     EXPECT_EQ(r.value.attrs->size, a.size() + b.size());
 
+    // The same bytes straight into a caller's buffer, from where the reply starts in it
+    // (a proxied READ's way): the first 100 bytes stay as they were.
+    std::vector<std::uint8_t> buffer(100 + b.size() + 50, 0xee);
+    auto sink = std::make_shared<ReadSink>(buffer);
+    auto ri =
+        d->read_into(fh, a.size(), static_cast<std::uint32_t>(b.size() + 50), sink, 100).get();
+    ASSERT_TRUE(ri.ok()) << what(ri.status);
+    EXPECT_TRUE(ri.value.eof);
+    EXPECT_EQ(ri.value.placed, b.size());
+    EXPECT_TRUE(ri.value.data.empty());
+    EXPECT_TRUE(
+        std::all_of(buffer.begin(), buffer.begin() + 100, [](auto v) { return v == 0xee; }));
+    EXPECT_TRUE(std::equal(b.begin(), b.end(), buffer.begin() + 100));
+    ASSERT_TRUE(ri.value.attrs.has_value());
+    EXPECT_EQ(ri.value.attrs->size, a.size() + b.size());
+
     auto c = d->commit(fh, 0, 0).get();
     ASSERT_TRUE(c.ok()) << what(c.status);
     EXPECT_EQ(c.value.verifier, w1.value.verifier);

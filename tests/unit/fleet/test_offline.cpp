@@ -86,6 +86,12 @@ void test_invalid_arguments_inline(void**) {
     assert_non_null(std::strstr(w.status.message.c_str(), "max_io_size"));
     auto rd = ds->read(*DsFh::from_bytes("x", 1), 0, (1u << 20) + 1).get();
     assert_int_equal(static_cast<int>(rd.status.code), static_cast<int>(DsErrc::invalid_argument));
+    // A READ into a caller's buffer must fit it from where it starts.
+    std::vector<std::uint8_t> buffer(4096);
+    auto sink = std::make_shared<ReadSink>(buffer);
+    auto ri = ds->read_into(*DsFh::from_bytes("x", 1), 0, 4096, sink, 1).get();
+    assert_int_equal(static_cast<int>(ri.status.code), static_cast<int>(DsErrc::invalid_argument));
+    assert_non_null(std::strstr(ri.status.message.c_str(), "does not fit the caller's 4096 bytes"));
     assert_false(DsFh::from_bytes("x", 0).has_value());
     std::uint8_t big[65] = {};
     assert_false(DsFh::from_bytes(big, 65).has_value());
