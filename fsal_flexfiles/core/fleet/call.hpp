@@ -21,13 +21,21 @@ namespace flexfiles::fleet {
 
 enum class Step { done, again };
 
+// What issue() returns for a WRITE whose caller closed its WriteSource before it was
+// encoded: the caller stopped waiting and its bytes are gone, so it is not sent.
+constexpr int kIssueWithdrawn = -2;
+
+// Why issue() returned `rc`, for the call's error (nfs3_calls.cpp).
+std::string issue_failure(int rc, rpc_context* rpc);
+
 struct Call {
     explicit Call(const char* op_name) : op(op_name) {}
     virtual ~Call() = default;
 
     // Empty when the arguments are fine; checked on the caller's thread.
     virtual std::string check(const DataServer::Impl&) const { return {}; }
-    // Queues the current step with libnfs; non-zero when libnfs refused it.
+    // Queues the current step with libnfs; non-zero when libnfs refused it (or
+    // kIssueWithdrawn).
     virtual int issue(DataServer::Impl& ds, rpc_context* rpc) = 0;
     // A reply to the current step arrived; `again` re-issues (next step of a chain).
     virtual Step on_reply(DataServer::Impl& ds, void* data) = 0;
@@ -62,10 +70,9 @@ struct Call {
 // A NULL call (the probe's); the other procedures are made only by their DataServer
 // methods, in nfs3_calls.cpp.
 std::unique_ptr<Call> make_null_call(const char* op_name, Callback<NullResult> cb);
-// A WRITE of `length` bytes at `at` of `buffer`, for the direct path (direct_write.cpp).
+// A WRITE of `length` bytes at `at` of `source`, for the direct path (direct_write.cpp).
 std::unique_ptr<Call> make_write_call(Callback<WriteResult> cb, const DsFh& fh,
-                                      std::uint64_t offset,
-                                      std::shared_ptr<const std::vector<std::uint8_t>> buffer,
+                                      std::uint64_t offset, std::shared_ptr<WriteSource> source,
                                       std::size_t at, std::size_t length, StableHow stable);
 // libnfs's answer to a call with `direct` set, on the thread that services its connection
 // (direct_write.cpp).

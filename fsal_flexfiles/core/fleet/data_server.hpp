@@ -44,7 +44,7 @@
 
 #include "fleet/ds_types.hpp"
 #include "fleet/health.hpp"
-#include "fleet/read_sink.hpp"
+#include "fleet/lent_buffer.hpp"
 #include "model/deviceid.hpp"
 
 #include <atomic>
@@ -127,7 +127,7 @@ struct DirectWrite {
     std::shared_ptr<DataServer> ds;
     DsFh fh;
     std::uint64_t offset = 0;
-    std::shared_ptr<const std::vector<std::uint8_t>> buffer;
+    std::shared_ptr<WriteSource> source;
     std::size_t at = 0;
     std::size_t length = 0;
     StableHow stable = StableHow::file_sync;
@@ -201,10 +201,11 @@ public:
     void write(const DsFh& fh, std::uint64_t offset, std::vector<std::uint8_t> data,
                StableHow stable, Deadline deadline, Callback<WriteResult> cb) noexcept;
     // The same for `length` bytes at `at` of a buffer shared with other writes (the mirrors
-    // of one proxied WRITE, its chunks): held until the request is encoded, never copied.
-    void write(const DsFh& fh, std::uint64_t offset,
-               std::shared_ptr<const std::vector<std::uint8_t>> buffer, std::size_t at,
-               std::size_t length, StableHow stable, Deadline deadline,
+    // of one proxied WRITE, its chunks), often lent by the caller: held until the request
+    // is encoded, never copied. A WRITE whose source was closed before it was encoded is
+    // not sent (DsErrc::rpc).
+    void write(const DsFh& fh, std::uint64_t offset, std::shared_ptr<WriteSource> source,
+               std::size_t at, std::size_t length, StableHow stable, Deadline deadline,
                Callback<WriteResult> cb) noexcept;
     void commit(const DsFh& fh, std::uint64_t offset, std::uint32_t count, Deadline deadline,
                 Callback<CommitResult> cb) noexcept;

@@ -280,7 +280,7 @@ void DataServer::write_here(std::span<DirectWrite> writes,
             continue;
         }
         Call* c = make_write_call([&w](DsResult<WriteResult> r) { w.result = std::move(r); }, w.fh,
-                                  w.offset, w.buffer, w.at, w.length, w.stable)
+                                  w.offset, w.source, w.at, w.length, w.stable)
                       .release();
         c->ds = &d;
         c->direct = true;
@@ -298,12 +298,10 @@ void DataServer::write_here(std::span<DirectWrite> writes,
         c->sent = c->submitted;
         c->in_libnfs = true;
         c->sent_on = dc->rpc;
-        if (c->issue(d, dc->rpc) != 0) {
+        if (const int rc = c->issue(d, dc->rpc); rc != 0) {
             c->in_libnfs = false;
-            c->fail(d, DsStatus::error(DsErrc::rpc, d.label +
-                                                        ": WRITE: could not queue the "
-                                                        "request: " +
-                                                        rpc_error(dc->rpc)));
+            c->fail(d, DsStatus::error(DsErrc::rpc,
+                                       d.label + ": WRITE: " + issue_failure(rc, dc->rpc)));
             delete c;
             d.give_back(*dc, false);
             continue;

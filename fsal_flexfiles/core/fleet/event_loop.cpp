@@ -281,11 +281,10 @@ void DataServer::Impl::send(Call* c) {
     c->sent = Clock::now();
     c->in_libnfs = true;
     c->sent_on = nfs;
-    if (c->issue(*this, nfs) != 0) {
+    if (const int rc = c->issue(*this, nfs); rc != 0) {
         c->in_libnfs = false;
-        c->fail(*this, DsStatus::error(DsErrc::rpc,
-                                       label + ": " + c->op +
-                                           ": could not queue the request: " + rpc_error(nfs)));
+        c->fail(*this,
+                DsStatus::error(DsErrc::rpc, label + ": " + c->op + ": " + issue_failure(rc, nfs)));
         maybe_delete(c);
     }
 }

@@ -403,9 +403,8 @@ struct ReadCall final : TypedCall<ReadResult>, FhCall {
 
 struct WriteCall final : TypedCall<WriteResult>, FhCall {
     WriteCall(Callback<WriteResult> cb, const DsFh& f, std::uint64_t off,
-              std::shared_ptr<const std::vector<std::uint8_t>> buf, std::size_t at, std::size_t len,
-              StableHow s)
-        : TypedCall("WRITE", std::move(cb)), offset(off), buffer(std::move(buf)), start(at),
+              std::shared_ptr<WriteSource> src, std::size_t at, std::size_t len, StableHow s)
+        : TypedCall("WRITE", std::move(cb)), offset(off), source(std::move(src)), start(at),
           length(len), stable(s) {
         fh = f;
     }
@@ -413,7 +412,7 @@ struct WriteCall final : TypedCall<WriteResult>, FhCall {
         if (length > d.cfg.max_io_size)
             return "length " + std::to_string(length) + " exceeds max_io_size " +
                    std::to_string(d.cfg.max_io_size);
-        if (buffer == nullptr || start > buffer->size() || length > buffer->size() - start)
+        if (source == nullptr || start > source->size() || length > source->size() - start)
             return "the data to write lies outside its buffer";
         return fh_check();
     }
@@ -427,11 +426,17 @@ struct WriteCall final : TypedCall<WriteResult>, FhCall {
         a.count = static_cast<count3>(length);
         a.stable = static_cast<stable_how>(stable);
         a.data.data_len = static_cast<u_int>(length);
-        // libnfs only reads it (to encode its copy).
-        a.data.data_val = const_cast<char*>(reinterpret_cast<const char*>(buffer->data() + start));
-        int rc = rpc_nfs3_write_async(rpc, reply_cb, &a, this);
+        int rc = 0;
+        const bool encoded = source->use([&](std::span<const std::uint8_t> bytes) {
+            // libnfs only reads it (to encode its copy).
+            a.data.data_val =
+                const_cast<char*>(reinterpret_cast<const char*>(bytes.data() + start));
+            rc = rpc_nfs3_write_async(rpc, reply_cb, &a, this);
+        });
+        if (!encoded)
+            return kIssueWithdrawn;
         if (rc == 0)
-            buffer.reset(); // libnfs encoded a copy
+            source.reset(); // libnfs encoded a copy
         return rc;
     }
     Step on_reply(Impl& d, void* raw) override {
@@ -449,7 +454,7 @@ struct WriteCall final : TypedCall<WriteResult>, FhCall {
         return Step::done;
     }
     std::uint64_t offset;
-    std::shared_ptr<const std::vector<std::uint8_t>> buffer; // released once encoded
+    std::shared_ptr<WriteSource> source; // released once encoded
     std::size_t start = 0;
     std::size_t length = 0;
     StableHow stable;
@@ -485,15 +490,19 @@ struct CommitCall final : TypedCall<CommitResult>, FhCall {
 
 } // namespace
 
+std::string issue_failure(int rc, rpc_context* rpc) {
+    return rc == kIssueWithdrawn ? "not sent: its caller stopped waiting and took its data back"
+                                 : std::string("could not queue the request: ") + rpc_error(rpc);
+}
+
 std::unique_ptr<Call> make_null_call(const char* op_name, Callback<NullResult> cb) {
     return std::make_unique<NullCall>(op_name, std::move(cb));
 }
 
 std::unique_ptr<Call> make_write_call(Callback<WriteResult> cb, const DsFh& fh,
-                                      std::uint64_t offset,
-                                      std::shared_ptr<const std::vector<std::uint8_t>> buffer,
+                                      std::uint64_t offset, std::shared_ptr<WriteSource> source,
                                       std::size_t at, std::size_t length, StableHow stable) {
-    return std::make_unique<WriteCall>(std::move(cb), fh, offset, std::move(buffer), at, length,
+    return std::make_unique<WriteCall>(std::move(cb), fh, offset, std::move(source), at, length,
                                        stable);
 }
 
@@ -532,14 +541,13 @@ void DataServer::read_into(const DsFh& fh, std::uint64_t offset, std::uint32_t c
 void DataServer::write(const DsFh& fh, std::uint64_t offset, std::vector<std::uint8_t> data,
                        StableHow stable, Deadline dl, Callback<WriteResult> cb) noexcept {
     const std::size_t length = data.size();
-    write(fh, offset, std::make_shared<const std::vector<std::uint8_t>>(std::move(data)), 0, length,
-          stable, dl, std::move(cb));
+    write(fh, offset, std::make_shared<WriteSource>(std::move(data)), 0, length, stable, dl,
+          std::move(cb));
 }
-void DataServer::write(const DsFh& fh, std::uint64_t offset,
-                       std::shared_ptr<const std::vector<std::uint8_t>> buffer, std::size_t at,
-                       std::size_t length, StableHow stable, Deadline dl,
+void DataServer::write(const DsFh& fh, std::uint64_t offset, std::shared_ptr<WriteSource> source,
+                       std::size_t at, std::size_t length, StableHow stable, Deadline dl,
                        Callback<WriteResult> cb) noexcept {
-    impl_->submit(std::make_unique<WriteCall>(std::move(cb), fh, offset, std::move(buffer), at,
+    impl_->submit(std::make_unique<WriteCall>(std::move(cb), fh, offset, std::move(source), at,
                                               length, stable),
                   dl);
 }

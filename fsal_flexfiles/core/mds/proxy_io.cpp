@@ -89,7 +89,7 @@ DsStatus first_failure(std::vector<std::pair<Target*, DsStatus>>& results) {
 struct WriteChain : std::enable_shared_from_this<WriteChain> {
     std::shared_ptr<fleet::DataServer> ds;
     fleet::DsFh fh;
-    std::shared_ptr<const std::vector<std::uint8_t>> data;
+    std::shared_ptr<fleet::WriteSource> data;
     std::uint64_t offset = 0;
     std::size_t written = 0;
     std::uint32_t chunk = 0;
@@ -110,7 +110,7 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
         const std::size_t len = std::min<std::size_t>(chunk, data->size() - written);
         const std::int64_t issued = wcc::monotonic_now_ns();
         auto self = shared_from_this();
-        // Every mirror's chunks are views into the one copy of the client's data.
+        // Every mirror's chunks are views into the client's data, lent by the worker.
         ds->write(fh, offset + written, data, written, len, how, fleet::deadline_in(timeout),
                   [self, issued](fleet::DsResult<fleet::WriteResult> r) {
                       self->answered(std::move(r), issued);
@@ -154,7 +154,7 @@ bool start_on_this_thread(std::vector<std::shared_ptr<WriteChain>>& chains) {
         w.ds = ch->ds;
         w.fh = ch->fh;
         w.offset = ch->offset;
-        w.buffer = ch->data;
+        w.source = ch->data;
         w.at = 0;
         w.length = std::min<std::size_t>(ch->chunk, ch->data->size());
         w.stable = ch->how;
@@ -326,7 +326,14 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         return DsStatus::error(DsErrc::invalid_argument,
                                "file " + std::to_string(map.file_id) + " has no data files");
     }
-    auto buffer = std::make_shared<const std::vector<std::uint8_t>>(data.begin(), data.end());
+    // The client's data is lent to the data servers' requests, not copied. The worker
+    // closes it before it returns, whatever happened: a chunk not yet encoded by then (its
+    // wait below ran out) is not sent.
+    auto buffer = std::make_shared<fleet::WriteSource>(data);
+    struct CloseAtReturn {
+        fleet::WriteSource& source;
+        ~CloseAtReturn() { source.close(); }
+    } const close_at_return{*buffer};
     std::vector<Target> targets;
     targets.reserve(map.files.size());
     std::vector<std::future<DsStatus>> pending(map.files.size());
@@ -355,7 +362,7 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         pending[i] = chain->done.get_future();
         chains[i] = chain;
     }
-    if (buffer->empty()) { // nothing to send: each chain is done at once
+    if (data.empty()) { // nothing to send: each chain is done at once
         for (auto& chain : chains)
             if (chain != nullptr)
                 chain->next();

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <gtest/gtest.h>
 #include <mutex>
 #include <sys/stat.h>
@@ -103,6 +104,11 @@ bool wait_all_threads_stopped(pid_t pid, std::chrono::milliseconds limit) {
 std::vector<std::uint8_t> bytes_on_disk(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A test's bytes lent to a WRITE (they outlive it).
+std::shared_ptr<WriteSource> lend(const std::vector<std::uint8_t>& bytes) {
+    return std::make_shared<WriteSource>(std::span<const std::uint8_t>(bytes));
 }
 
 std::string what(const DsStatus& st) {
@@ -537,6 +543,40 @@ TEST_F(FleetTest, FrozenServerTimesOutGoesDownAndComesBack) {
     EXPECT_TRUE(fleet_.place(3).ok());
 }
 
+// A WRITE from a caller's lent buffer (a proxied WRITE's data) that is still waiting to be
+// sent when its caller closes the buffer is never sent: its caller stopped waiting, and
+// its bytes are gone. Here it waits behind a WRITE of the same file that timed out while
+// the server was frozen.
+TEST_F(FleetTest, LentWriteClosedBeforeItIsSentIsNotSent) {
+    auto& server = cluster_->ds(1);
+    TestFile file;
+    ASSERT_NO_FATAL_FAILURE(create_test_file(1, 0x9d, file));
+    const auto& [d, name, fh, on_disk] = file;
+    const auto first = pattern(4096, 61);
+    const auto lent = pattern(4096, 62);
+
+    ASSERT_TRUE(server.signal(SIGSTOP));
+    ASSERT_TRUE(wait_all_threads_stopped(server.pid(), 2000ms));
+    auto old = d->write(fh, 0, first, StableHow::file_sync, deadline_in(300ms)).get();
+    EXPECT_EQ(old.status.code, DsErrc::timeout) << what(old.status);
+    auto source = lend(lent);
+    std::promise<DsResult<WriteResult>> answered;
+    d->write(fh, 0, source, 0, lent.size(), StableHow::file_sync, deadline_in(5000ms),
+             [&](DsResult<WriteResult> r) { answered.set_value(std::move(r)); });
+    source->close();
+    ASSERT_TRUE(server.signal(SIGCONT));
+
+    auto f = answered.get_future();
+    ASSERT_EQ(f.wait_for(6000ms), std::future_status::ready);
+    const auto r = f.get();
+    EXPECT_EQ(r.status.code, DsErrc::rpc) << what(r.status);
+    EXPECT_NE(r.status.message.find("not sent: its caller stopped waiting"), std::string::npos)
+        << what(r.status);
+    ASSERT_TRUE(d->read(fh, 0, 4096).get().ok()); // the old WRITE is done by now
+    EXPECT_TRUE(bytes_on_disk(on_disk) == first) << "the closed buffer's WRITE was sent";
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
 // A WRITE that timed out while the data server was frozen may still run when it resumes:
 // it sits in the server's socket buffer. A newer WRITE of the same file must not overtake
 // it, or the older bytes would land last. The client holds the newer one until the old
@@ -606,7 +646,7 @@ TEST_F(FleetTest, WritesOnTheCallingThreadLandAndAreCounted) {
             writes[i].ds = servers[i];
             writes[i].fh = fhs[i];
             writes[i].offset = 4096;
-            writes[i].buffer = data;
+            writes[i].source = lend(*data);
             writes[i].at = 4096;
             writes[i].length = 4096;
             writes[i].stable = StableHow::file_sync;
@@ -659,7 +699,7 @@ TEST_F(FleetTest, LoneWriterPollsForItsReplyBeforeSleeping) {
             std::vector<DirectWrite> one(1);
             one[0].ds = d;
             one[0].fh = cr.value.fh;
-            one[0].buffer = data;
+            one[0].source = lend(*data);
             one[0].length = 4096;
             one[0].stable = StableHow::unstable;
             one[0].deadline = deadline_in(3000ms);
@@ -693,7 +733,7 @@ TEST_F(FleetTest, WriteTimedOutOnTheCallingThreadHoldsNewerChanges) {
     old[0] = DirectWrite{.ds = d,
                          .fh = fh,
                          .offset = 0,
-                         .buffer = stale,
+                         .source = lend(*stale),
                          .at = 0,
                          .length = stale->size(),
                          .stable = StableHow::file_sync,
@@ -731,7 +771,7 @@ TEST_F(FleetTest, WriteTimedOutOnTheCallingThreadHoldsNewerChanges) {
         [&] {
             std::vector<DirectWrite> again(1);
             again[0] = newer[0];
-            again[0].buffer = std::make_shared<const std::vector<std::uint8_t>>(fresh);
+            again[0].source = lend(fresh);
             again[0].length = fresh.size();
             again[0].deadline = deadline_in(2000ms);
             DataServer::write_here(again);
