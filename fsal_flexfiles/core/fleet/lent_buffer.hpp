@@ -9,14 +9,16 @@
 //
 // The caller may stop waiting before the requests are done (its bounded wait ran out), and
 // then its buffer goes away. It closes the buffer first. A reply that comes later copies
-// nothing, and a WRITE not yet encoded is not sent. The lock is held while the bytes are
-// in use, so close() waits for a copy or an encoding under way.
+// nothing, and a WRITE not yet encoded is not sent. A shared lock is held while the bytes
+// are in use (the mirrors of one WRITE may encode at once), so close() waits for every
+// copy or encoding under way.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <shared_mutex>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -36,7 +38,7 @@ public:
 
     // Runs f(bytes) unless the buffer is closed: whether it ran.
     template <class F> bool use(F&& f) {
-        std::lock_guard lk(mu_);
+        std::shared_lock lk(mu_);
         if (!open_)
             return false;
         f(bytes_);
@@ -64,7 +66,7 @@ public:
     }
 
 private:
-    std::mutex mu_;
+    std::shared_mutex mu_;
     std::vector<std::uint8_t> owned_;
     std::span<Byte> bytes_;
     bool open_ = true;
