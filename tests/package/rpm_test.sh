@@ -7,6 +7,9 @@
 # CLIs, the samples and the documentation. (RPMs are not installed: this is Debian.)
 #
 #   rpm_test.sh REPO WORKDIR
+#
+# FF_PACKAGE_RPMS=DIR inspects RPMs already built there (scripts/run-tests.sh builds them
+# while other tests run).
 set -euo pipefail
 
 repo="$1"
@@ -18,11 +21,14 @@ fail() {
 
 rm -rf "$work"
 mkdir -p "$work"
-"$repo/packaging/build-rpms.sh" "$work/rpms" || fail "build-rpms.sh (log: $work/rpms/build.log)"
+rpms="${FF_PACKAGE_RPMS:-$work/rpms}"
+if [ -z "${FF_PACKAGE_RPMS:-}" ]; then
+    "$repo/packaging/build-rpms.sh" "$rpms" || fail "build-rpms.sh (log: $rpms/build.log)"
+fi
 
 # 4.3-2+ffwcc1 -> 4.3-2.ffwcc1 (the spec's Version-Release)
 version="$(dpkg-parsechangelog -l "$repo/packaging/debian/changelog" -S Version | tr + .)"
-rpm_of() { echo "$work/rpms/$1-$version.x86_64.rpm"; }
+rpm_of() { echo "$rpms/$1-$version.x86_64.rpm"; }
 files_of() { rpm -qpl "$(rpm_of "$1")" 2>/dev/null; }
 
 for p in nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem nfs-ganesha-nullfs nfs-ganesha-proxy-v4 \
