@@ -379,6 +379,16 @@ double median_cpu_ratio(const CellResult& x, const CellResult& y) {
         return cx > 0 ? (y.round_mds_us[r] + y.round_client_us[r]) / cx : 0;
     });
 }
+// The lowest and highest of x / y by rate over the rounds.
+std::pair<double, double> rate_ratio_range(const CellResult& x, const CellResult& y) {
+    double lo = 1e9, hi = 0;
+    for (std::size_t r = 0; r < std::min(x.round_rates.size(), y.round_rates.size()); ++r)
+        if (y.round_rates[r] > 0) {
+            lo = std::min(lo, x.round_rates[r] / y.round_rates[r]);
+            hi = std::max(hi, x.round_rates[r] / y.round_rates[r]);
+        }
+    return {lo, hi};
+}
 // x's MDS CPU per op minus y's.
 double median_mds_us_difference(const CellResult& x, const CellResult& y) {
     return median_over_rounds(x, y,
@@ -658,6 +668,8 @@ const char* const kCaseExact = "exact";
 const char* const kCompoundGetattr = "getattr";
 const char* const kCompoundWccGetattr = "wcc+getattr";
 const char* const kCompoundWccEmptyGetattr = "empty-wcc+getattr";
+// GETATTR-only a second time: the control, what two identical cells differ by in this run.
+const char* const kCompoundGetattrAgain = "getattr-again";
 // An ff_layout_wcc4 with no mirrors: a valid body that reports nothing.
 const std::vector<char> kNoMirrors(4, '\0');
 
@@ -695,7 +707,8 @@ void write_part_b_table(std::ostream& md, const Args& args, const Report& rep) {
        << fmt(rep.keeper_b_max_gap.count() / 1000.0, 1)
        << " ms). A third compound, LAYOUT_WCC with no mirrors (a valid body that reports "
           "nothing) + GETATTR, ran beside them: what the operation costs before its first "
-          "entry (Ganesha's compound and stateid handling, the FSAL's fixed part).\n\n";
+          "entry (Ganesha's compound and stateid handling, the FSAL's fixed part); and a "
+          "fourth, GETATTR-only again, the control (below the medians).\n\n";
     md << "| sessions | GETATTR-only /s | p50 us | p99 us | LAYOUT_WCC+GETATTR /s | p50 us | "
           "p99 us | ratio | ratio by CPU cost | MDS CPU us/compound (GETATTR-only, +LAYOUT_WCC, "
           "+LAYOUT_WCC with no mirrors) | "
@@ -707,6 +720,7 @@ void write_part_b_table(std::ostream& md, const Args& args, const Report& rep) {
         const CellResult& g = b.at(kCompoundGetattr).at(n);
         const CellResult& w = b.at(kCompoundWccGetattr).at(n);
         const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
+        const CellResult& again = b.at(kCompoundGetattrAgain).at(n);
         md << "| " << n << " | " << fmt(g.ops_per_s()) << " | " << fmt(g.p50_us, 1) << " | "
            << fmt(g.p99_us, 1) << " | " << fmt(w.ops_per_s()) << " | " << fmt(w.p50_us, 1) << " | "
            << fmt(w.p99_us, 1) << " | " << fmt(w.ops_per_s() / g.ops_per_s(), 3) << " | "
@@ -714,12 +728,34 @@ void write_part_b_table(std::ostream& md, const Args& args, const Report& rep) {
            << ", " << fmt(w.mds_us_per_op(), 1) << ", " << fmt(e.mds_us_per_op(), 1) << " | "
            << fmt(g.client_us_per_op(), 1) << ", " << fmt(w.client_us_per_op(), 1) << " | "
            << fmt(g.mds_switches_per_op(), 2) << ", " << fmt(w.mds_switches_per_op(), 2) << " | "
-           << g.ds_getattrs + w.ds_getattrs << " | " << g.errors + w.errors + e.errors << " |\n";
+           << g.ds_getattrs + w.ds_getattrs << " | "
+           << g.errors + w.errors + e.errors + again.errors << " |\n";
     }
     md << "\nCPU per compound: the MDS process's CPU time (/proc, 10 ms ticks) and this "
           "client process's (getrusage) during the measured runs, divided by the compounds "
           "completed. Servers, clients and anything else running share the machine's cores, "
           "so when they are saturated the rates follow the CPU per compound.\n";
+}
+
+// The control: GETATTR-only against itself, measured as the LAYOUT_WCC cells are. Where
+// the LAYOUT_WCC figures sit within this of their target, this run cannot tell them apart.
+void write_control_table(std::ostream& md, const Args& args, const Report& rep) {
+    const auto& b = rep.b;
+    md << "\nThe control: GETATTR-only run a second time as a cell of its own, beside the "
+          "others in every round, and set against the first as LAYOUT_WCC+GETATTR is. Two "
+          "identical cells should read 1 and 0 us; what they read instead is how far apart "
+          "this run measures the same work.\n\n"
+          "| sessions | GETATTR-only again / GETATTR-only, median | lowest and highest round | "
+          "the same by CPU cost | MDS CPU difference per compound (us), median |\n"
+          "|---:|---:|---:|---:|---:|\n";
+    for (unsigned n : args.sessions) {
+        const CellResult& g = b.at(kCompoundGetattr).at(n);
+        const CellResult& again = b.at(kCompoundGetattrAgain).at(n);
+        const auto [lo, hi] = rate_ratio_range(again, g);
+        md << "| " << n << " | " << fmt(median_rate_ratio(again, g), 3) << " | " << fmt(lo, 3)
+           << " - " << fmt(hi, 3) << " | " << fmt(median_cpu_ratio(again, g), 3) << " | "
+           << fmt(median_mds_us_difference(again, g), 1) << " |\n";
+    }
 }
 
 // Only part b (--parts b): its table and its medians, for working on LAYOUT_WCC's cost.
@@ -740,6 +776,7 @@ void write_part_b_only(const Args& args, const Report& rep) {
            << wcc_shares_cells(wcc_shares(g, w, e)) << " |\n";
     }
     md << kWccSharesNote;
+    write_control_table(md, args, rep);
 }
 
 void write_outputs(const Args& args, const Report& rep) {
@@ -831,6 +868,7 @@ void write_outputs(const Args& args, const Report& rep) {
            << wcc_shares_cells(wcc_shares(g, w, e)) << " |\n";
     }
     md << kWccSharesNote;
+    write_control_table(md, args, rep);
 
     // Targets (issue #6).
     md << "\n### Targets\n\n\"met\" judges the measured rates; \"by CPU cost\" the same "
@@ -1113,7 +1151,8 @@ int run(const Args& args) {
             run_cells(cluster, args, n,
                       {{kCompoundGetattr, getattr_only},
                        {kCompoundWccGetattr, wcc_getattr},
-                       {kCompoundWccEmptyGetattr, wcc_empty_getattr}},
+                       {kCompoundWccEmptyGetattr, wcc_empty_getattr},
+                       {kCompoundGetattrAgain, getattr_only}},
                       rep.b, true);
         }
         rep.keeper_failures += keeper.failures();
