@@ -694,7 +694,8 @@ std::string wcc_shares_cells(const WccShares& s) {
            " | " + fmt(s.budget_us, 1);
 }
 
-// Part b's table: the three compounds at every session count, summed over the rounds.
+// Part b's table: the compounds at every session count, summed over the rounds (the
+// control has its own table, write_control_table).
 void write_part_b_table(std::ostream& md, const Args& args, const Report& rep) {
     const auto& b = rep.b;
     md << "### b. LAYOUT_WCC + GETATTR compounds vs GETATTR-only compounds\n\n"
