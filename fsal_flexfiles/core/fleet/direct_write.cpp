@@ -307,7 +307,15 @@ void DataServer::write_here(std::span<DirectWrite> writes,
             continue;
         }
         d.c_direct_writes.fetch_add(1, std::memory_order_relaxed);
-        sent.push_back({&d, *dc, c});
+        Sent& s = sent.emplace_back(Sent{&d, *dc, c});
+        // Onto the socket now: libnfs sends when told the socket takes more (POLLOUT), which
+        // an idle connection's does; asking poll() first would cost a system call per write.
+        // A request the socket cannot take yet stays queued for the loop's POLLOUT.
+        if (rpc_service(s.dc.rpc, POLLOUT) < 0) {
+            rpc_destroy_context(s.dc.rpc); // answers the call (CANCEL), as in the loop below
+            s.dc.rpc = nullptr;
+            s.usable = false;
+        }
     }
     if (not_sent)
         for (std::size_t i : left)

@@ -2,6 +2,7 @@
 #include "mds/proxy_io.hpp"
 
 #include "cache/ds_attrs.hpp"
+#include "mds/one_shot.hpp"
 
 #include <algorithm>
 #include <future>
@@ -100,11 +101,11 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
     wcc::AttrCache* cache = nullptr;
     wcc::DataFileKey key;
     fleet::CallTimes last_times; // of the last chunk's request, once answered
-    std::promise<DsStatus> done;
+    OneShot<DsStatus> done;
 
     void next() {
         if (written >= data->size()) {
-            done.set_value(DsStatus::success());
+            done.set(DsStatus::success());
             return;
         }
         const std::size_t len = std::min<std::size_t>(chunk, data->size() - written);
@@ -121,7 +122,7 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
     // with DataServer::write_here): records it and goes on with the next chunk.
     void answered(fleet::DsResult<fleet::WriteResult> r, std::int64_t issued) {
         if (!r.ok()) {
-            done.set_value(std::move(r.status));
+            done.set(std::move(r.status));
             return;
         }
         if (r.value.attrs && cache != nullptr)
@@ -129,8 +130,8 @@ struct WriteChain : std::enable_shared_from_this<WriteChain> {
         if (verifier != nullptr)
             verifier->observe(ds_id, r.value.verifier);
         if (r.value.count == 0) {
-            done.set_value(DsStatus::error(DsErrc::rpc, ds->label() + ": WRITE fh " + fh.hex() +
-                                                            ": the server wrote 0 bytes"));
+            done.set(DsStatus::error(DsErrc::rpc, ds->label() + ": WRITE fh " + fh.hex() +
+                                                      ": the server wrote 0 bytes"));
             return;
         }
         written += r.value.count;
@@ -336,7 +337,6 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
     } const close_at_return{*buffer};
     std::vector<Target> targets;
     targets.reserve(map.files.size());
-    std::vector<std::future<DsStatus>> pending(map.files.size());
     std::vector<std::shared_ptr<WriteChain>> chains(map.files.size());
     std::size_t chunks = 1;
     for (std::size_t i = 0; i < map.files.size(); ++i) {
@@ -359,7 +359,6 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
         chain->cache = contains(stale, df.mirror) ? nullptr : cache_;
         chain->key = cache_key(map, df);
         chunks = std::max<std::size_t>(chunks, (buffer->size() + chain->chunk - 1) / chain->chunk);
-        pending[i] = chain->done.get_future();
         chains[i] = chain;
     }
     if (data.empty()) { // nothing to send: each chain is done at once
@@ -375,9 +374,9 @@ DsStatus ProxyIo::write(const ObjectKey& key, const DataFileMap& map, std::uint6
     bool every_mirror_answered = true;
     for (std::size_t i = 0; i < map.files.size(); ++i) {
         DsStatus st = targets[i].status;
-        if (pending[i].valid()) {
-            if (wait_bounded(pending[i], limit)) {
-                st = pending[i].get();
+        if (chains[i] != nullptr) {
+            if (chains[i]->done.wait_until(limit)) {
+                st = chains[i]->done.take();
                 resumed = std::max(resumed, fleet::Clock::now());
             } else
                 st = DsStatus::error(DsErrc::timeout, targets[i].ds->label() +
