@@ -544,7 +544,16 @@ int run(const Args& args) {
               "stability). A target of 2x plain UNSTABLE leaves the MDS's own part of the hop "
               "plain minus direct. /m1 and /m2 send each WRITE from the worker's own thread "
               "(DS_Direct_Connections); /m1e hands it to the data server's event thread and "
-              "the reply back to the worker, the two waits in its row.\n";
+              "the reply back to the worker, the two waits in its row.\n"
+           << "\nThe floor alternated: the same two writes taken in turn, write by write ("
+           << alt_plain.unstable_us.size()
+           << " pairs), each timed on its own. Apart, each server ran with only the client "
+              "between its writes; alternated, the plain export's server and the data server "
+              "run their parts in turn with the client, as the MDS and the data server do in "
+              "a proxied write, on the same two cores and caches. Its plain part still stores "
+              "the bytes, which the MDS does not; its direct part is the NFSv3 client's work "
+              "that the MDS does in a proxied write. The CPU table above has what the pairs "
+              "ran.\n";
         // x / y side by side, UNSTABLE and FILE_SYNC p50.
         auto side_by_side = [&](const std::string& what, const Figures& x, const Figures& y) {
             md << "\n4 KiB UNSTABLE p50, Mirrors = 1, " << what
