@@ -22,6 +22,7 @@
 #include <string>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace bench {
@@ -39,39 +40,15 @@ inline std::string fmt(double v, int digits = 0) {
     return o.str();
 }
 
-// CPU seconds (user + system) a process has used: /proc/<pid>/stat fields 14 and 15, in
-// clock ticks (10 ms here). 0 when the process is gone.
+// CPU seconds a process has used, every thread's, those that ended included: its CPU clock
+// (clock_getcpuclockid), exact to the nanosecond where /proc/<pid>/stat counts 10 ms
+// ticks. 0 when the process is gone.
 inline double process_cpu_seconds(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto paren = stat.rfind(')');
-    if (paren == std::string::npos)
+    clockid_t clock;
+    timespec t{};
+    if (clock_getcpuclockid(pid, &clock) != 0 || clock_gettime(clock, &t) != 0)
         return 0;
-    // The command name (field 2) may hold spaces: count fields after its closing ')'.
-    std::istringstream rest(stat.substr(paren + 2));
-    std::string field;
-    double ticks = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i)
-        if (i >= 14)
-            ticks += std::stod(field);
-    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-// Nanoseconds a process's threads have run on a CPU (sum_exec_runtime of each
-// /proc/<pid>/task/*/schedstat): exact where the clock-tick figures above are 10 ms coarse.
-// Threads that ended meanwhile take theirs with them (Ganesha's threads live as long as
-// the server).
-inline double process_run_ns(pid_t pid) {
-    double ns = 0;
-    std::error_code ec;
-    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
-    for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
-        std::ifstream in(t.path() / "schedstat");
-        double run = 0;
-        if (in >> run)
-            ns += run;
-    }
-    return ns;
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
 // Context switches (voluntary + involuntary) of each thread of a process, by thread id,

@@ -732,7 +732,8 @@ void write_part_b_table(std::ostream& md, const Args& args, const Report& rep) {
            << g.ds_getattrs + w.ds_getattrs << " | "
            << g.errors + w.errors + e.errors + again.errors << " |\n";
     }
-    md << "\nCPU per compound: the MDS process's CPU time (/proc, 10 ms ticks) and this "
+    md << "\nCPU per compound: the MDS process's CPU time (its CPU clock, clock_getcpuclockid) and "
+          "this "
           "client process's (getrusage) during the measured runs, divided by the compounds "
           "completed. Servers, clients and anything else running share the machine's cores, "
           "so when they are saturated the rates follow the CPU per compound.\n";

@@ -19,7 +19,7 @@
 //           time                                                          -> p50 / p99 us
 //   4k-u    the same UNSTABLE                                            -> p50 / p99 us
 // and, for write and read, the CPU time the MDS, the data servers and this client spent per
-// MiB (/proc/<pid>/stat, getrusage). Beside them, the same 4 KiB writes go straight to a
+// MiB (each process's CPU clock). Beside them, the same 4 KiB writes go straight to a
 // data server over NFSv3 (libnfs, the NFSv3 client the MDS's fleet uses): the hop the MDS
 // adds, so plain UNSTABLE + direct is the floor of a proxied write, measured in the same
 // run (the MDS stores nothing itself: its part is the plain export's without the storing).
@@ -56,13 +56,12 @@ namespace {
 using bench::fmt;
 using bench::process_cpu_seconds;
 using bench::progress;
-using bench::self_cpu_seconds;
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
 struct Args {
     unsigned rounds = 3;
-    std::uint64_t seq_mib = 256; // long enough for CPU time in 10 ms ticks
+    std::uint64_t seq_mib = 256; // long enough for a steady rate
     unsigned small_writes = 1000;
     unsigned depth = 4; // sequential READs / WRITEs in flight, as a kernel client keeps
     std::string out_dir = ".";
@@ -125,23 +124,12 @@ struct Cpu {
     Cpu operator+(const Cpu& o) const { return {mds + o.mds, ds + o.ds, client + o.client}; }
 };
 
-// The same parts in nanoseconds run (bench::process_run_ns): exact enough for the CPU of
-// single 4 KiB writes.
-Cpu run_ns_now(Cluster& cluster) {
-    Cpu c;
-    c.mds = bench::process_run_ns(cluster.mds().pid());
-    for (std::size_t i = 0; i < cluster.ds_info().size(); ++i)
-        c.ds += bench::process_run_ns(cluster.ds(static_cast<unsigned>(i)).pid());
-    c.client = bench::process_run_ns(getpid());
-    return c;
-}
-
 Cpu cpu_now(Cluster& cluster) {
     Cpu c;
     c.mds = process_cpu_seconds(cluster.mds().pid());
     for (std::size_t i = 0; i < cluster.ds_info().size(); ++i)
         c.ds += process_cpu_seconds(cluster.ds(static_cast<unsigned>(i)).pid());
-    c.client = self_cpu_seconds();
+    c.client = process_cpu_seconds(getpid());
     return c;
 }
 
@@ -188,7 +176,7 @@ ProxyTimes proxy_times(Cluster& cluster, unsigned export_id) {
 struct Figures {
     std::vector<double> write_mib_s, read_mib_s, sync_us, unstable_us;
     ProxyTimes unstable_times; // the MDS's account of the 4 KiB UNSTABLE writes
-    Cpu unstable_run_ns;       // what the 4 KiB UNSTABLE writes ran, summed over the rounds
+    Cpu unstable_cpu_s;        // CPU seconds of the 4 KiB UNSTABLE writes, summed over the rounds
     // CPU ms per MiB moved, per round: MDS, data servers, client.
     std::vector<Cpu> write_cpu_ms_per_mib, read_cpu_ms_per_mib;
 };
@@ -269,11 +257,11 @@ void one_round(Cluster& cluster, fc::Session& s, const std::string& dir, unsigne
         std::vector<double>& lat = how == FILE_SYNC4 ? out.sync_us : out.unstable_us;
         const bool timed = how == UNSTABLE4 && export_id != 0;
         const ProxyTimes t0 = timed ? proxy_times(cluster, export_id) : ProxyTimes{};
-        const Cpu r0 = run_ns_now(cluster);
+        const Cpu r0 = cpu_now(cluster);
         time_small_writes(args, rng, lat,
                           [&](std::uint64_t off) { fc::write_file(s, small, off, page, how); });
         if (how == UNSTABLE4)
-            out.unstable_run_ns = out.unstable_run_ns + (run_ns_now(cluster) - r0);
+            out.unstable_cpu_s = out.unstable_cpu_s + (cpu_now(cluster) - r0);
         if (timed)
             out.unstable_times += proxy_times(cluster, export_id) - t0;
     }
@@ -300,10 +288,10 @@ void direct_round(Cluster& cluster, Nfs3Client& ds, unsigned round, const Args& 
     const std::vector<std::uint8_t> page(4096, 's');
     for (Nfs3Stable how : {Nfs3Stable::file_sync, Nfs3Stable::unstable}) {
         std::vector<double>& lat = how == Nfs3Stable::file_sync ? out.sync_us : out.unstable_us;
-        const Cpu r0 = run_ns_now(cluster);
+        const Cpu r0 = cpu_now(cluster);
         time_small_writes(args, rng, lat, [&](std::uint64_t off) { write(off, page, how); });
         if (how == Nfs3Stable::unstable)
-            out.unstable_run_ns = out.unstable_run_ns + (run_ns_now(cluster) - r0);
+            out.unstable_cpu_s = out.unstable_cpu_s + (cpu_now(cluster) - r0);
     }
     ds.commit(fh);
     ds.remove(ds.root(), name);
@@ -314,9 +302,9 @@ void direct_round(Cluster& cluster, Nfs3Client& ds, unsigned round, const Args& 
 // server ran with only the client between its writes; in a proxied write two servers and
 // the client take turns on this machine's two cores and their caches, and alternated, so
 // do these (plain: the plain export's part; direct: the data server's). What the pairs ran
-// on a CPU goes to pairs_run_ns (sampled around the loop: a sample takes longer than a write).
+// on a CPU goes to pairs_cpu_s (read around the loop, not per write).
 void alternated_round(Cluster& cluster, fc::Session& s, Nfs3Client& ds, unsigned round,
-                      const Args& args, Figures& plain, Figures& direct, Cpu& pairs_run_ns) {
+                      const Args& args, Figures& plain, Figures& direct, Cpu& pairs_cpu_s) {
     fc::OpenFile f = create(s, "/vfs/alternated-" + std::to_string(round));
     fc::write_file(s, f, kSmallSpan - 4096, std::vector<char>(4096, 'z'), FILE_SYNC4);
     const std::string name = "bench-alternated-" + std::to_string(round);
@@ -336,7 +324,7 @@ void alternated_round(Cluster& cluster, fc::Session& s, Nfs3Client& ds, unsigned
         out.unstable_us.push_back(
             std::chrono::duration<double, std::micro>(Clock::now() - w0).count());
     };
-    const Cpu r0 = run_ns_now(cluster);
+    const Cpu r0 = cpu_now(cluster);
     for (unsigned i = 0; i < args.small_writes; ++i) {
         const std::uint64_t off = (rng() % (kSmallSpan / 4096)) * 4096;
         timed(plain, [&] { fc::write_file(s, f, off, page, UNSTABLE4); });
@@ -345,7 +333,7 @@ void alternated_round(Cluster& cluster, fc::Session& s, Nfs3Client& ds, unsigned
                 throw std::runtime_error("alternated: WRITE failed");
         });
     }
-    pairs_run_ns = pairs_run_ns + (run_ns_now(cluster) - r0);
+    pairs_cpu_s = pairs_cpu_s + (cpu_now(cluster) - r0);
     commit(s, f);
     fc::close_file(s, f);
     ds.commit(fh);
@@ -406,11 +394,11 @@ int run(const Args& args) {
     std::map<std::string, Figures> fig;
     Figures direct;
     Figures alt_plain, alt_direct; // the floor's two writes alternated (alternated_round)
-    Cpu alt_run_ns;
+    Cpu alt_cpu_s;
     for (unsigned r = 0; r < args.rounds; ++r) {
         if (r % 2 == 1) {
             direct_round(cluster, ds, r, args, direct);
-            alternated_round(cluster, *session, ds, r, args, alt_plain, alt_direct, alt_run_ns);
+            alternated_round(cluster, *session, ds, r, args, alt_plain, alt_direct, alt_cpu_s);
         }
         for (std::size_t i = 0; i < exports.size(); ++i) {
             // Reverse the order every other round, so no export always goes first.
@@ -421,7 +409,7 @@ int run(const Args& args) {
                      fmt(fig[dir].read_mib_s.back()) + " MiB/s");
         }
         if (r % 2 == 0) {
-            alternated_round(cluster, *session, ds, r, args, alt_plain, alt_direct, alt_run_ns);
+            alternated_round(cluster, *session, ds, r, args, alt_plain, alt_direct, alt_cpu_s);
             direct_round(cluster, ds, r, args, direct);
         }
         progress("round " + std::to_string(r + 1) +
@@ -516,28 +504,28 @@ int run(const Args& args) {
         // What each process ran per write, beside the wall time: the part of a write spent
         // on a CPU, and whether the same work costs more when the MDS is in the chain.
         md << "\nWhat the 4 KiB UNSTABLE writes ran on a CPU (us per write, means; "
-              "/proc/<pid>/task/*/schedstat; /vfs is served by the MDS's process):\n\n"
+              "each process's CPU clock; /vfs is served by the MDS's process):\n\n"
               "| writes | MDS | data servers | client | total | wall |\n"
               "|---|---:|---:|---:|---:|---:|\n";
         auto run_row = [&](const std::string& name, const Figures& f) {
             const double n = static_cast<double>(f.unstable_us.size());
             if (n == 0)
                 return;
-            const Cpu& c = f.unstable_run_ns;
-            md << "| " << name << " | " << fmt(c.mds / n / 1e3, 1) << " | "
-               << fmt(c.ds / n / 1e3, 1) << " | " << fmt(c.client / n / 1e3, 1) << " | "
-               << fmt(c.total() / n / 1e3, 1) << " | " << fmt(mean(f.unstable_us), 1) << " |\n";
+            const Cpu& c = f.unstable_cpu_s;
+            md << "| " << name << " | " << fmt(c.mds / n * 1e6, 1) << " | "
+               << fmt(c.ds / n * 1e6, 1) << " | " << fmt(c.client / n * 1e6, 1) << " | "
+               << fmt(c.total() / n * 1e6, 1) << " | " << fmt(mean(f.unstable_us), 1) << " |\n";
         };
         run_row("/m1", m1);
         run_row("/m1s", fig.at("/m1s"));
         run_row("/vfs (plain)", v);
         run_row("direct to data server 1 (the lone client)", direct);
         if (const double n = static_cast<double>(alt_plain.unstable_us.size()); n > 0)
-            md << "| plain + direct alternated, per pair | " << fmt(alt_run_ns.mds / n / 1e3, 1)
-               << " | " << fmt(alt_run_ns.ds / n / 1e3, 1) << " | "
-               << fmt(alt_run_ns.client / n / 1e3, 1) << " | "
-               << fmt(alt_run_ns.total() / n / 1e3, 1) << " | "
-               << fmt(mean(alt_plain.unstable_us) + mean(alt_direct.unstable_us), 1) << " |\n";
+            md << "| plain + direct alternated, per pair | " << fmt(alt_cpu_s.mds / n * 1e6, 1)
+               << " | " << fmt(alt_cpu_s.ds / n * 1e6, 1) << " | "
+               << fmt(alt_cpu_s.client / n * 1e6, 1) << " | " << fmt(alt_cpu_s.total() / n * 1e6, 1)
+               << " | " << fmt(mean(alt_plain.unstable_us) + mean(alt_direct.unstable_us), 1)
+               << " |\n";
         md << "\nThe floor: no proxy can answer before its own server has taken the request "
               "(the plain export's UNSTABLE write: a round trip through Ganesha into the page "
               "cache) and the data server has stored the bytes (direct, at the same "
