@@ -624,7 +624,7 @@ int run(const Args& args) {
        << "x (floor measured here: " << fmt(ufloor, 2) << "x apart, " << fmt(ufloor_alt, 2)
        << "x alternated) | "
        << (ulat <= 2.0                          ? "yes"
-           : std::max(ufloor, ufloor_alt) > 2.0 ? "no: below the floor is not possible"
+           : std::max(ufloor, ufloor_alt) > 2.0 ? "no: the floor measured here is above 2x"
                                                 : "no")
        << " |\n";
     const auto errors = cluster.mds().error_lines();
