@@ -56,6 +56,7 @@ namespace {
 using bench::fmt;
 using bench::process_cpu_seconds;
 using bench::progress;
+using bench::self_cpu_seconds;
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
@@ -129,7 +130,7 @@ Cpu cpu_now(Cluster& cluster) {
     c.mds = process_cpu_seconds(cluster.mds().pid());
     for (std::size_t i = 0; i < cluster.ds_info().size(); ++i)
         c.ds += process_cpu_seconds(cluster.ds(static_cast<unsigned>(i)).pid());
-    c.client = process_cpu_seconds(getpid());
+    c.client = self_cpu_seconds();
     return c;
 }
 
@@ -269,21 +270,32 @@ void one_round(Cluster& cluster, fc::Session& s, const std::string& dir, unsigne
     fc::close_file(s, small);
 }
 
-// The 4 KiB writes of one_round, straight to a data server: a file of its own in the data
-// server's export, which the MDS does not know (its reaper only removes data files it
-// placed).
-void direct_round(Cluster& cluster, Nfs3Client& ds, unsigned round, const Args& args,
-                  Figures& out) {
-    const std::string name = "bench-direct-" + std::to_string(round);
+// A WRITE straight to a data server that must succeed.
+void write_direct(Nfs3Client& ds, const Nfs3Fh& fh, std::uint64_t off,
+                  const std::vector<std::uint8_t>& data, Nfs3Stable how) {
+    if (ds.write(fh, off, data, how).status != Nfs3Status::ok)
+        throw std::runtime_error("direct: WRITE failed");
+}
+
+// A kSmallSpan file of its own in the data server's export, which the MDS does not know
+// (its reaper only removes data files it placed), its last page written as one_round's is.
+Nfs3Fh create_direct_file(Nfs3Client& ds, const std::string& name) {
     const Nfs3CreateResult created = ds.create(ds.root(), name, 0600);
     if (created.status != Nfs3Status::ok || !created.fh)
         throw std::runtime_error("direct: CREATE " + name + " failed");
-    const Nfs3Fh fh = *created.fh;
+    write_direct(ds, *created.fh, kSmallSpan - 4096, std::vector<std::uint8_t>(4096, 'z'),
+                 Nfs3Stable::file_sync);
+    return *created.fh;
+}
+
+// The 4 KiB writes of one_round, straight to a data server.
+void direct_round(Cluster& cluster, Nfs3Client& ds, unsigned round, const Args& args,
+                  Figures& out) {
+    const std::string name = "bench-direct-" + std::to_string(round);
+    const Nfs3Fh fh = create_direct_file(ds, name);
     auto write = [&](std::uint64_t off, const std::vector<std::uint8_t>& data, Nfs3Stable how) {
-        if (ds.write(fh, off, data, how).status != Nfs3Status::ok)
-            throw std::runtime_error("direct: WRITE failed");
+        write_direct(ds, fh, off, data, how);
     };
-    write(kSmallSpan - 4096, std::vector<std::uint8_t>(4096, 'z'), Nfs3Stable::file_sync);
     std::mt19937_64 rng(round + 1);
     const std::vector<std::uint8_t> page(4096, 's');
     for (Nfs3Stable how : {Nfs3Stable::file_sync, Nfs3Stable::unstable}) {
@@ -308,13 +320,7 @@ void alternated_round(Cluster& cluster, fc::Session& s, Nfs3Client& ds, unsigned
     fc::OpenFile f = create(s, "/vfs/alternated-" + std::to_string(round));
     fc::write_file(s, f, kSmallSpan - 4096, std::vector<char>(4096, 'z'), FILE_SYNC4);
     const std::string name = "bench-alternated-" + std::to_string(round);
-    const Nfs3CreateResult created = ds.create(ds.root(), name, 0600);
-    if (created.status != Nfs3Status::ok || !created.fh)
-        throw std::runtime_error("alternated: CREATE " + name + " failed");
-    const Nfs3Fh fh = *created.fh;
-    if (ds.write(fh, kSmallSpan - 4096, std::vector<std::uint8_t>(4096, 'z'), Nfs3Stable::file_sync)
-            .status != Nfs3Status::ok)
-        throw std::runtime_error("alternated: WRITE failed");
+    const Nfs3Fh fh = create_direct_file(ds, name);
     std::mt19937_64 rng(round + 1);
     const std::vector<char> page(4096, 's');
     const std::vector<std::uint8_t> dpage(4096, 's');
@@ -328,10 +334,7 @@ void alternated_round(Cluster& cluster, fc::Session& s, Nfs3Client& ds, unsigned
     for (unsigned i = 0; i < args.small_writes; ++i) {
         const std::uint64_t off = (rng() % (kSmallSpan / 4096)) * 4096;
         timed(plain, [&] { fc::write_file(s, f, off, page, UNSTABLE4); });
-        timed(direct, [&] {
-            if (ds.write(fh, off, dpage, Nfs3Stable::unstable).status != Nfs3Status::ok)
-                throw std::runtime_error("alternated: WRITE failed");
-        });
+        timed(direct, [&] { write_direct(ds, fh, off, dpage, Nfs3Stable::unstable); });
     }
     pairs_cpu_s = pairs_cpu_s + (cpu_now(cluster) - r0);
     commit(s, f);
