@@ -41,10 +41,12 @@ results="$repo/bench/results"
 
 say() { echo "bench: $*" >&2; }
 
-# Plotting and JSON tools (benchmark-only, so not in scripts/setup-deps.sh).
+# Plotting and JSON tools, and perf for the profile of LAYOUT_WCC in the MDS
+# (benchmark-only, so not in scripts/setup-deps.sh).
 need=()
 command -v gnuplot >/dev/null || need+=(gnuplot-nox)
 command -v jq >/dev/null || need+=(jq)
+[ -x /usr/bin/perf ] || need+=(linux-perf)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         say "installing ${need[*]}"
