@@ -813,7 +813,7 @@ void write_profile_table(std::ostream& md, const Args& args, const Report& rep) 
           "sampling the MDS (perf record -F 999, DWARF call chains of 32 KiB): the share of the "
           "MDS's samples whose call chain holds each step, times the cell's MDS CPU per "
           "compound in its measured rounds (median). The operation: nfs4_op_layout_wcc with "
-          "all it calls (decoding its arguments, about 0.01% of the samples, is outside it); "
+          "all it calls (decoding its arguments comes before it, with the compound's); "
           "Ganesha's stateid check: nfs4_Check_Stateid within it; the FSAL's method: "
           "mdcache_layout_wcc within it. The MDS CPU per LAYOUT_WCC above is a difference "
           "between two cells: it also holds what the larger compound costs outside the "
