@@ -52,6 +52,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -461,6 +462,15 @@ double median_mds_us(const CellResult& c) {
     return median_over_rounds(c, c, [&](std::size_t r) { return c.round_mds_us[r]; });
 }
 
+// A profiled step's MDS CPU per compound of a cell, us: its share of the profile round's
+// samples times the measured rounds' median; nullopt when the cell was not profiled.
+std::optional<double> profiled_us(const CellResult& c, const char* symbol) {
+    const auto it = c.profile_shares.find(symbol);
+    if (it == c.profile_shares.end())
+        return std::nullopt;
+    return it->second * median_mds_us(c);
+}
+
 void finish(CellResult& c) {
     c.p50_us = percentile_us(c.latencies_ns, 0.50);
     c.p99_us = percentile_us(c.latencies_ns, 0.99);
@@ -823,18 +833,16 @@ void write_profile_table(std::ostream& md, const Args& args, const Report& rep) 
           "| sessions | the operation (us per compound) | of it Ganesha's stateid check | of it "
           "the FSAL's method | the operation with no mirrors | MDS CPU per LAYOUT_WCC by "
           "difference, median (us) |\n|---:|---:|---:|---:|---:|---:|\n";
+    const auto us = [](const CellResult& c, const char* symbol) {
+        const std::optional<double> v = profiled_us(c, symbol);
+        return v ? fmt(*v, 2) : std::string("not profiled");
+    };
     for (unsigned n : args.sessions) {
         const CellResult& g = b.at(kCompoundGetattr).at(n);
         const CellResult& w = b.at(kCompoundWccGetattr).at(n);
         const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
-        const double mw = median_mds_us(w);
-        const auto us = [](const CellResult& c, double mds_us, const char* sym) {
-            const auto it = c.profile_shares.find(sym);
-            return it == c.profile_shares.end() ? 0.0 : it->second * mds_us;
-        };
-        md << "| " << n << " | " << fmt(us(w, mw, kSymOp), 2) << " | "
-           << fmt(us(w, mw, kSymStateid), 2) << " | " << fmt(us(w, mw, kSymMethod), 2) << " | "
-           << fmt(us(e, median_mds_us(e), kSymOp), 2) << " | "
+        md << "| " << n << " | " << us(w, kSymOp) << " | " << us(w, kSymStateid) << " | "
+           << us(w, kSymMethod) << " | " << us(e, kSymOp) << " | "
            << fmt(median_mds_us_difference(w, g), 1) << " |\n";
     }
 }
@@ -843,12 +851,8 @@ void write_profile_table(std::ostream& md, const Args& args, const Report& rep) 
 // not profiled.
 double highest_profiled_op_us(const Args& args, const Report& rep) {
     double most = 0;
-    for (unsigned n : args.sessions) {
-        const CellResult& w = rep.b.at(kCompoundWccGetattr).at(n);
-        const auto it = w.profile_shares.find(kSymOp);
-        if (it != w.profile_shares.end())
-            most = std::max(most, it->second * median_mds_us(w));
-    }
+    for (unsigned n : args.sessions)
+        most = std::max(most, profiled_us(rep.b.at(kCompoundWccGetattr).at(n), kSymOp).value_or(0));
     return most;
 }
 
