@@ -15,7 +15,6 @@
 #include <csignal>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
