@@ -32,7 +32,6 @@
 #include "client/file_ops.hpp"
 #include "client/flex_file.hpp"
 #include "client/session.hpp"
-#include "ff_harness/admin_cli.hpp"
 #include "ff_harness/harness.hpp"
 #include "perf_profile.hpp"
 
@@ -157,25 +156,6 @@ std::uint64_t ds_getattrs(Cluster& cluster) {
     return sum;
 }
 
-// Export 1's LAYOUT_WCC count and the time they spent in the FSAL's method (GetStats through
-// the ganesha-ff CLI beside this benchmark in the build tree).
-struct WccMethod {
-    double ops = 0;
-    double ns = 0;
-};
-WccMethod wcc_method(Cluster& cluster) {
-    const CommandResult r = flexfiles::admin_cli::run(
-        *cluster.dbus(), {"--export", "1", "--json", "stats"}, std::chrono::seconds(30));
-    if (!r.ok())
-        throw std::runtime_error("ganesha-ff stats: " + r.output);
-    const std::map<std::string, std::uint64_t> c = flexfiles::admin_cli::counters_of(r.output);
-    const auto ops = c.find("wcc.layout_wcc_ops");
-    const auto ns = c.find("wcc.layout_wcc_ns");
-    if (ops == c.end() || ns == c.end())
-        throw std::runtime_error("ganesha-ff stats: no wcc.layout_wcc_ops / wcc.layout_wcc_ns");
-    return {static_cast<double>(ops->second), static_cast<double>(ns->second)};
-}
-
 // ---- One measured cell: N threads, one session each, looping one operation. ----
 
 // One (case, session count): the sum of its rounds.
@@ -203,11 +183,6 @@ struct CellResult {
     std::vector<double> round_rates;
     std::vector<double> round_mds_us;
     std::vector<double> round_client_us;
-    // Part b: the MDS's own account of LAYOUT_WCC per round (export 1's wcc.layout_wcc_ns
-    // over wcc.layout_wcc_ops, the keeper's reports included): the FSAL method's time per
-    // operation, us.
-    bool wcc_method = false;
-    std::vector<double> round_method_us;
     // Part b: from one more round with perf sampling the MDS (profile_round), the share of
     // the MDS's samples under each of kProfiledSymbols; empty when not profiled.
     std::map<std::string, double> profile_shares;
@@ -318,7 +293,6 @@ LapseLog& lapse_log() {
 void run_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) {
     run_phase(c.sessions, std::chrono::duration<double>(args.warmup_seconds), op, false);
     const std::uint64_t before = ds_getattrs(cluster);
-    const WccMethod method0 = c.wcc_method ? wcc_method(cluster) : WccMethod{};
     const double mds0 = process_cpu_seconds(cluster.mds().pid());
     const double self0 = self_cpu_seconds();
     const auto switches0 = thread_context_switches(cluster.mds().pid());
@@ -333,11 +307,6 @@ void run_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) 
     c.mds_switches +=
         context_switches_between(switches0, thread_context_switches(cluster.mds().pid()));
     const std::uint64_t after = ds_getattrs(cluster);
-    if (c.wcc_method) {
-        const WccMethod method1 = wcc_method(cluster);
-        const double ops = method1.ops - method0.ops;
-        c.round_method_us.push_back(ops > 0 ? (method1.ns - method0.ns) / ops / 1e3 : 0);
-    }
     c.rounds++;
     // A lapse may still be open (no answered report yet): look again a moment later.
     std::this_thread::sleep_for(2 * kKeeperPeriod);
@@ -404,30 +373,13 @@ double median_mds_us_difference(const CellResult& x, const CellResult& y) {
                               [&](std::size_t r) { return x.round_mds_us[r] - y.round_mds_us[r]; });
 }
 
-// What LAYOUT_WCC's MDS CPU is made of at one session count (medians over the rounds): the
-// FSAL method's time (the MDS's own account), the rest of the operation's MDS CPU (Ganesha's
-// compound step and stateid checks, the RPC's larger request, the kernel), and what a
-// LAYOUT_WCC+GETATTR / GETATTR-only ratio of 0.9 by CPU cost leaves for the operation's MDS
-// CPU once this client's own cost of the larger compound is paid.
-struct WccShares {
-    double method_us = 0;       // the FSAL's method, full body
-    double method_empty_us = 0; // the same, body with no mirrors
-    double outside_us = 0;      // MDS CPU per LAYOUT_WCC minus the FSAL's method
-    double budget_us = 0;       // MDS CPU per LAYOUT_WCC that a ratio of 0.9 allows
-};
-WccShares wcc_shares(const CellResult& g, const CellResult& w, const CellResult& e) {
-    WccShares s;
-    s.method_us = median_over_rounds(w, g, [&](std::size_t r) { return w.round_method_us[r]; });
-    s.method_empty_us =
-        median_over_rounds(e, g, [&](std::size_t r) { return e.round_method_us[r]; });
-    s.outside_us = median_over_rounds(w, g, [&](std::size_t r) {
-        return w.round_mds_us[r] - g.round_mds_us[r] - w.round_method_us[r];
-    });
-    s.budget_us = median_over_rounds(w, g, [&](std::size_t r) {
+// The MDS CPU per LAYOUT_WCC at which LAYOUT_WCC+GETATTR / GETATTR-only by CPU cost is 0.9,
+// once this client's own cost of the larger compound is paid (median over the rounds), us.
+double budget_at_ratio_09_us(const CellResult& g, const CellResult& w) {
+    return median_over_rounds(w, g, [&](std::size_t r) {
         return (g.round_mds_us[r] + g.round_client_us[r]) / 0.9 - g.round_mds_us[r] -
                w.round_client_us[r];
     });
-    return s;
 }
 
 // LAYOUT_WCC's steps as perf names them: the operation with all it calls, Ganesha's
@@ -471,6 +423,16 @@ std::optional<double> profiled_us(const CellResult& c, const char* symbol) {
     return it->second * median_mds_us(c);
 }
 
+// What the larger compound costs the MDS outside LAYOUT_WCC itself: the MDS CPU per
+// LAYOUT_WCC by difference (median) minus the operation in the profile; nullopt when not
+// profiled.
+std::optional<double> outside_operation_us(const CellResult& g, const CellResult& w) {
+    const std::optional<double> op = profiled_us(w, kSymOp);
+    if (!op)
+        return std::nullopt;
+    return median_mds_us_difference(w, g) - *op;
+}
+
 void finish(CellResult& c) {
     c.p50_us = percentile_us(c.latencies_ns, 0.50);
     c.p99_us = percentile_us(c.latencies_ns, 0.99);
@@ -479,16 +441,13 @@ void finish(CellResult& c) {
 
 // Runs every case at one session count for args.rounds rounds, the order of the cases
 // reversed every other round, so a load change on the machine hits every case alike.
-// wcc_method: also read the MDS's account of LAYOUT_WCC around each round (part b).
 void run_cells(Cluster& cluster, const Args& args, unsigned sessions,
                const std::vector<std::pair<const char*, Op>>& cases,
-               std::map<std::string, std::map<unsigned, CellResult>>& into,
-               bool wcc_method = false) {
+               std::map<std::string, std::map<unsigned, CellResult>>& into) {
     for (const auto& [label, op] : cases) {
         CellResult& c = into[label][sessions];
         c.label = label;
         c.sessions = sessions;
-        c.wcc_method = wcc_method;
     }
     for (unsigned r = 0; r < args.rounds; ++r) {
         for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -723,26 +682,13 @@ const char* const kCompoundGetattrAgain = "getattr-again";
 // An ff_layout_wcc4 with no mirrors: a valid body that reports nothing.
 const std::vector<char> kNoMirrors(4, '\0');
 
-// The medians tables' columns from WccShares, and what they mean.
-const char* const kWccSharesHeader =
-    "of it in the FSAL's method (us; with no mirrors) | outside the method (us) | what a ratio "
-    "of 0.9 leaves (us)";
-const char* const kWccSharesNote =
-    "\nThe FSAL's method: the MDS's own account (GetStats wcc.layout_wcc_ns over "
-    "wcc.layout_wcc_ops around each round): decoding the body, owners, matching, the cache "
-    "update and the MDCACHE up-call. It is wall time: with more sessions than cores it "
-    "includes waiting for a core, which overstates the method and understates what is "
-    "outside it, so the split is the MDS's CPU only at 1 session. Outside it: the rest of the "
-    "operation's MDS CPU "
-    "(Ganesha's compound step and stateid checks, the larger request through ntirpc and "
-    "the kernel). What a ratio of 0.9 leaves: the MDS CPU per LAYOUT_WCC at which "
-    "LAYOUT_WCC+GETATTR / GETATTR-only by CPU cost is 0.9, once this client's own cost of "
-    "the larger compound is paid: ((GETATTR-only MDS + client) / 0.9 - GETATTR-only MDS - "
-    "LAYOUT_WCC+GETATTR client).\n";
-std::string wcc_shares_cells(const WccShares& s) {
-    return fmt(s.method_us, 2) + "; " + fmt(s.method_empty_us, 2) + " | " + fmt(s.outside_us, 1) +
-           " | " + fmt(s.budget_us, 1);
-}
+// The medians tables' last column, and what it means.
+const char* const kBudgetHeader = "what a ratio of 0.9 leaves (us)";
+const char* const kBudgetNote =
+    "\nWhat a ratio of 0.9 leaves: the MDS CPU per LAYOUT_WCC at which LAYOUT_WCC+GETATTR / "
+    "GETATTR-only by CPU cost is 0.9, once this client's own cost of the larger compound is "
+    "paid: ((GETATTR-only MDS + client) / 0.9 - GETATTR-only MDS - LAYOUT_WCC+GETATTR "
+    "client). What the MDS CPU per LAYOUT_WCC is made of: the profile below.\n";
 
 // Part b's table: the compounds at every session count, summed over the rounds (the
 // control has its own table, write_control_table).
@@ -832,7 +778,8 @@ void write_profile_table(std::ostream& md, const Args& args, const Report& rep) 
           "control).\n\n"
           "| sessions | the operation (us per compound) | of it Ganesha's stateid check | of it "
           "the FSAL's method | the operation with no mirrors | MDS CPU per LAYOUT_WCC by "
-          "difference, median (us) |\n|---:|---:|---:|---:|---:|---:|\n";
+          "difference, median (us) | of it outside the operation (us) |\n"
+          "|---:|---:|---:|---:|---:|---:|---:|\n";
     const auto us = [](const CellResult& c, const char* symbol) {
         const std::optional<double> v = profiled_us(c, symbol);
         return v ? fmt(*v, 2) : std::string("not profiled");
@@ -841,9 +788,11 @@ void write_profile_table(std::ostream& md, const Args& args, const Report& rep) 
         const CellResult& g = b.at(kCompoundGetattr).at(n);
         const CellResult& w = b.at(kCompoundWccGetattr).at(n);
         const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
+        const std::optional<double> outside = outside_operation_us(g, w);
         md << "| " << n << " | " << us(w, kSymOp) << " | " << us(w, kSymStateid) << " | "
            << us(w, kSymMethod) << " | " << us(e, kSymOp) << " | "
-           << fmt(median_mds_us_difference(w, g), 1) << " |\n";
+           << fmt(median_mds_us_difference(w, g), 1) << " | "
+           << (outside ? fmt(*outside, 1) : std::string("not profiled")) << " |\n";
     }
 }
 
@@ -863,7 +812,7 @@ void write_part_b_only(const Args& args, const Report& rep) {
     write_part_b_table(md, args, rep);
     md << "\n| sessions | LAYOUT_WCC+GETATTR / GETATTR-only, median | the same by CPU cost | "
           "MDS CPU per LAYOUT_WCC (us), median | the same with no mirrors | "
-       << kWccSharesHeader << " |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+       << kBudgetHeader << " |\n|---:|---:|---:|---:|---:|---:|\n";
     for (unsigned n : args.sessions) {
         const CellResult& g = b.at(kCompoundGetattr).at(n);
         const CellResult& w = b.at(kCompoundWccGetattr).at(n);
@@ -871,9 +820,9 @@ void write_part_b_only(const Args& args, const Report& rep) {
         md << "| " << n << " | " << fmt(median_rate_ratio(w, g), 3) << " | "
            << fmt(median_cpu_ratio(w, g), 3) << " | " << fmt(median_mds_us_difference(w, g), 1)
            << " | " << fmt(median_mds_us_difference(e, g), 1) << " | "
-           << wcc_shares_cells(wcc_shares(g, w, e)) << " |\n";
+           << fmt(budget_at_ratio_09_us(g, w), 1) << " |\n";
     }
-    md << kWccSharesNote;
+    md << kBudgetNote;
     write_control_table(md, args, rep);
     write_profile_table(md, args, rep);
 }
@@ -953,7 +902,7 @@ void write_outputs(const Args& args, const Report& rep) {
           "| sessions | floor / plain VFS | the same by CPU cost | LAYOUT_WCC+GETATTR / "
           "GETATTR-only | the same by CPU cost | MDS CPU per LAYOUT_WCC (us) | the same with no "
           "mirrors (us) | "
-       << kWccSharesHeader << " |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+       << kBudgetHeader << " |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for (unsigned n : args.sessions) {
         const CellResult& f = a.at(kCaseFloor).at(n);
         const CellResult& v = a.at(kCaseVfs).at(n);
@@ -964,9 +913,9 @@ void write_outputs(const Args& args, const Report& rep) {
            << fmt(median_cpu_ratio(f, v), 3) << " | " << fmt(median_rate_ratio(w, g), 3) << " | "
            << fmt(median_cpu_ratio(w, g), 3) << " | " << fmt(median_mds_us_difference(w, g), 1)
            << " | " << fmt(median_mds_us_difference(e, g), 1) << " | "
-           << wcc_shares_cells(wcc_shares(g, w, e)) << " |\n";
+           << fmt(budget_at_ratio_09_us(g, w), 1) << " |\n";
     }
-    md << kWccSharesNote;
+    md << kBudgetNote;
     write_control_table(md, args, rep);
     write_profile_table(md, args, rep);
 
@@ -1051,30 +1000,33 @@ void write_outputs(const Args& args, const Report& rep) {
            << fmt(floor_rate, 3) << " (by CPU cost " << fmt(floor_cpu, 3) << ") | "
            << (floor_rate >= 0.95 ? "yes" : "no") << " | " << (floor_cpu >= 0.95 ? "yes" : "no")
            << " |\n";
-        // Where a target is missed: is the part of the operation outside the FSAL's method
-        // alone over what the target leaves?
+        // Where a target is missed: the operation itself (profile) against what is outside
+        // it, and is what is outside it alone over what the target leaves?
         std::string ratio_why, us_why;
         bool ratio_outside = true, us_outside = true;
         for (unsigned n : args.sessions) {
             const CellResult& g = b.at(kCompoundGetattr).at(n);
             const CellResult& w = b.at(kCompoundWccGetattr).at(n);
-            const WccShares sh = wcc_shares(g, w, b.at(kCompoundWccEmptyGetattr).at(n));
+            const std::optional<double> op = profiled_us(w, kSymOp);
+            const std::optional<double> outside = outside_operation_us(g, w);
+            const std::string split = op && outside ? ", the operation " + fmt(*op, 2) +
+                                                          " us (profile), outside it " +
+                                                          fmt(*outside, 1) + " us"
+                                                    : ", not profiled";
+            const double budget = budget_at_ratio_09_us(g, w);
             if (median_rate_ratio(w, g) < 0.9 || median_cpu_ratio(w, g) < 0.9) {
-                ratio_outside = ratio_outside && sh.outside_us > sh.budget_us;
-                ratio_why += "; " + std::to_string(n) + " sessions: outside the FSAL's method " +
-                             fmt(sh.outside_us, 1) + " us, the ratio leaves " +
-                             fmt(sh.budget_us, 1) + " us";
+                ratio_outside = ratio_outside && outside && *outside > budget;
+                ratio_why += "; " + std::to_string(n) + " sessions" + split +
+                             ", the ratio leaves " + fmt(budget, 1) + " us";
             }
             const double us = median_mds_us_difference(w, g);
             if (us > 5.0) {
-                us_outside = us_outside && sh.outside_us > 5.0;
-                us_why += "; " + std::to_string(n) + " sessions: " + fmt(us, 1) + " us, " +
-                          fmt(sh.method_us, 2) + " of it in the FSAL's method, " +
-                          fmt(sh.outside_us, 1) + " outside";
+                us_outside = us_outside && outside && *outside > 5.0;
+                us_why += "; " + std::to_string(n) + " sessions: " + fmt(us, 1) + " us" + split;
             }
         }
         const auto verdict = [](bool met, bool outside) {
-            return met ? "yes" : outside ? "no: outside the FSAL's method alone is over" : "no";
+            return met ? "yes" : outside ? "no: outside the operation alone is over" : "no";
         };
         md << "| #16: LAYOUT_WCC+GETATTR >= 0.9x GETATTR-only (medians) | lowest "
            << fmt(wcc_rate, 3) << " (by CPU cost " << fmt(wcc_cpu, 3) << ")" << ratio_why << " | "
@@ -1082,8 +1034,8 @@ void write_outputs(const Args& args, const Report& rep) {
            << " |\n";
         const double op_us = highest_profiled_op_us(args, rep);
         if (op_us > 0)
-            us_why +=
-                "; the operation itself in the MDS's profile: highest " + fmt(op_us, 2) + " us";
+            us_why += "; the operation itself in the MDS's profile: highest " + fmt(op_us, 2) +
+                      " us at any session count";
         md << "| #16: MDS CPU per LAYOUT_WCC <= 5 us (medians) | highest " << fmt(wcc_us, 1)
            << " us" << us_why << " | " << verdict(wcc_us <= 5.0, us_outside) << " | |\n";
     }
@@ -1261,7 +1213,7 @@ int run(const Args& args) {
                        {kCompoundWccGetattr, wcc_getattr},
                        {kCompoundWccEmptyGetattr, wcc_empty_getattr},
                        {kCompoundGetattrAgain, getattr_only}},
-                      rep.b, true);
+                      rep.b);
             if (profile) {
                 progress("LAYOUT_WCC x" + std::to_string(n) + ": one more round of each, perf " +
                          "sampling the MDS");
