@@ -128,7 +128,6 @@ Counters stats(Export& exp) {
     add("wcc.ops_no_authority", w.ops_no_authority);
     add("wcc.ops_no_data_files", w.ops_no_data_files);
     add("wcc.ops_fenced", w.ops_fenced);
-    add("wcc.layout_wcc_ns", w.method_ns);
     add("wcc.entries_applied", w.entries_applied);
     add("wcc.entries_empty", w.entries_empty);
     add("wcc.entries_ignored_unmatched", w.entries_ignored_unmatched);

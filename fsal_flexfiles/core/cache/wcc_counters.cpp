@@ -12,7 +12,6 @@ WccStats WccCounters::snapshot() const noexcept {
     s.ops_no_authority = get(kOpsNoAuthority);
     s.ops_no_data_files = get(kOpsNoDataFiles);
     s.ops_fenced = get(kOpsFenced);
-    s.method_ns = get(kMethodNs);
     s.entries_applied = get(kEntriesApplied);
     s.entries_empty = get(kEntriesEmpty);
     s.entries_ignored_unmatched = get(kEntriesUnmatched);

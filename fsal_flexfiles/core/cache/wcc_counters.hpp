@@ -21,7 +21,6 @@ struct WccStats {
     std::uint64_t ops_no_authority = 0; // layout state without segments: nothing applied
     std::uint64_t ops_no_data_files = 0; // the file has no data-file map: nothing applied
     std::uint64_t ops_fenced = 0; // through a layout fenced since granted: NFS4_OK, nothing applied
-    std::uint64_t method_ns = 0;  // time in the FSAL's layout_wcc method, all operations summed
     // Entries (ff_data_server_wcc4) of the operations that were applied.
     std::uint64_t entries_applied = 0;
     std::uint64_t entries_empty = 0; // empty attribute mask: nothing to apply
@@ -65,7 +64,6 @@ public:
         kOpsNoAuthority,
         kOpsNoDataFiles,
         kOpsFenced,
-        kMethodNs,
         kEntriesApplied,
         kEntriesEmpty,
         kEntriesUnmatched,

@@ -280,11 +280,6 @@ TEST_F(DbusMgmt, ListShowsThreeUpDataServersAndStatsCountLayoutWcc) {
     const auto after = stats();
     EXPECT_EQ(after.at("wcc.layout_wcc_ops"), before.at("wcc.layout_wcc_ops") + 1);
     EXPECT_EQ(after.at("wcc.entries_applied"), before.at("wcc.entries_applied") + 1);
-    // The time the FSAL's method took for it (what the benchmark sets against the whole
-    // operation's CPU): more than nothing, less than a second.
-    ASSERT_EQ(after.count("wcc.layout_wcc_ns"), 1u);
-    EXPECT_GT(after.at("wcc.layout_wcc_ns"), before.at("wcc.layout_wcc_ns"));
-    EXPECT_LT(after.at("wcc.layout_wcc_ns") - before.at("wcc.layout_wcc_ns"), 1000000000u);
     EXPECT_GT(after.at("cache.files"), 0u);
     EXPECT_EQ(after.count("cache.updates_in_place"), 1u); // the unit tests say when it moves
     EXPECT_EQ(after.at("data_path.files_placed"), before.at("data_path.files_placed") + 1);
