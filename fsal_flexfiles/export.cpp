@@ -383,8 +383,7 @@ fsal_status_t create_export(fsal_module* fsal_hdl, void* parse_node, config_erro
     }
 
     fsal_export* sub_export = op_ctx->fsal_export;
-    if (cfg.map_in_namespace &&
-        !sub_export->exp_ops.fs_supports(sub_export, fso_xattr_support)) {
+    if (cfg.map_in_namespace && !sub_export->exp_ops.fs_supports(sub_export, fso_xattr_support)) {
         LogCrit(COMPONENT_FSAL,
                 "FLEXFILES export %d (%s): Map_In_Namespace needs a sub-FSAL with extended "
                 "attributes and FSAL %s has none; export refused",

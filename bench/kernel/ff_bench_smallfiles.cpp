@@ -53,19 +53,27 @@ Phases run_round(GuestVm& vm, const std::string& dir, int files, int round) {
     const std::string n = std::to_string(files);
     Phases p;
     vm.must("mkdir -p " + d);
-    p.creates = rate(vm.must("cd " + d + " && read s _ < /proc/uptime && i=0 && "
-                             "while [ $i -lt " + n + " ]; do printf '%4096s' x > f$i || exit 1; "
-                             "i=$((i+1)); done && read e _ < /proc/uptime && echo $s $e",
+    p.creates = rate(vm.must("cd " + d +
+                                 " && read s _ < /proc/uptime && i=0 && "
+                                 "while [ $i -lt " +
+                                 n +
+                                 " ]; do printf '%4096s' x > f$i || exit 1; "
+                                 "i=$((i+1)); done && read e _ < /proc/uptime && echo $s $e",
                              600s),
                      files);
     vm.must("sync && echo 3 > /proc/sys/vm/drop_caches");
-    p.stats = rate(vm.must("cd " + d + " && read s _ < /proc/uptime && i=0 && "
-                           "while [ $i -lt " + n + " ]; do [ -f f$i ] || exit 1; "
-                           "i=$((i+1)); done && read e _ < /proc/uptime && echo $s $e",
+    p.stats = rate(vm.must("cd " + d +
+                               " && read s _ < /proc/uptime && i=0 && "
+                               "while [ $i -lt " +
+                               n +
+                               " ]; do [ -f f$i ] || exit 1; "
+                               "i=$((i+1)); done && read e _ < /proc/uptime && echo $s $e",
                            600s),
                    files);
-    p.removes = rate(vm.must("cd " + d + " && read s _ < /proc/uptime && rm -f f* && "
-                             "read e _ < /proc/uptime && echo $s $e && cd / && rmdir " + d,
+    p.removes = rate(vm.must("cd " + d +
+                                 " && read s _ < /proc/uptime && rm -f f* && "
+                                 "read e _ < /proc/uptime && echo $s $e && cd / && rmdir " +
+                                 d,
                              600s),
                      files);
     return p;
@@ -141,11 +149,10 @@ int main(int argc, char** argv) {
     md << std::fixed << std::setprecision(2);
     md << "| " << files << " files of 4 KiB, median of " << rounds
        << " rounds | FLEXFILES | plain VFS | FLEXFILES / VFS |\n|---|---:|---:|---:|\n";
-    for (const auto& [name, field] :
-         std::vector<std::pair<std::string, double Phases::*>>{{"creates/s (create, write, close)",
-                                                                &Phases::creates},
-                                                               {"stats/s (cold)", &Phases::stats},
-                                                               {"removes/s", &Phases::removes}}) {
+    for (const auto& [name, field] : std::vector<std::pair<std::string, double Phases::*>>{
+             {"creates/s (create, write, close)", &Phases::creates},
+             {"stats/s (cold)", &Phases::stats},
+             {"removes/s", &Phases::removes}}) {
         const double ff = med("/ff", field), plain = med("/plain", field);
         md << "| " << name << " | " << std::setprecision(0) << ff << " | " << plain << " | "
            << std::setprecision(2) << (plain > 0 ? ff / plain : 0) << " |\n";
@@ -159,9 +166,11 @@ int main(int argc, char** argv) {
 
     std::ofstream dat(out + "/smallfiles.dat");
     dat << "# phase flexfiles plain\n";
-    dat << "creates " << med("/ff", &Phases::creates) << ' ' << med("/plain", &Phases::creates) << '\n';
+    dat << "creates " << med("/ff", &Phases::creates) << ' ' << med("/plain", &Phases::creates)
+        << '\n';
     dat << "stats " << med("/ff", &Phases::stats) << ' ' << med("/plain", &Phases::stats) << '\n';
-    dat << "removes " << med("/ff", &Phases::removes) << ' ' << med("/plain", &Phases::removes) << '\n';
+    dat << "removes " << med("/ff", &Phases::removes) << ' ' << med("/plain", &Phases::removes)
+        << '\n';
     std::cout << md.str();
     return 0;
 }

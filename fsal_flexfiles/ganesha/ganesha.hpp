@@ -15,8 +15,8 @@ extern "C" {
 #include "config_parsing.h"
 #include "fsal.h"
 #include "fsal_api.h"
-#include "gsh_dbus.h"
 #include "ganesha/config_blocks.h"
 #include "ganesha/shim.h"
+#include "gsh_dbus.h"
 #include "log.h"
 }

@@ -209,9 +209,9 @@ void remember_namespace_attrs(Handle& handle, const fsal_attrlist& a) {
     if ((a.valid_mask & (ATTR_CTIME | ATTR_CHANGE)) != (ATTR_CTIME | ATTR_CHANGE))
         return;
     handle.namespace_change.store(a.change, std::memory_order_relaxed);
-    handle.namespace_ctime_ns.store(
-        static_cast<std::int64_t>(a.ctime.tv_sec) * 1'000'000'000 + a.ctime.tv_nsec,
-        std::memory_order_relaxed);
+    handle.namespace_ctime_ns.store(static_cast<std::int64_t>(a.ctime.tv_sec) * 1'000'000'000 +
+                                        a.ctime.tv_nsec,
+                                    std::memory_order_relaxed);
 }
 
 } // namespace
@@ -311,8 +311,7 @@ void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept {
             fsal_attrlist attrs{};
             write_back(view, set, attrs);
             // mdc_up_update moves the times forward only, sets size, space_used and change.
-            if (attrs.valid_mask != 0 &&
-                !FSAL_IS_ERROR(up->update(up, &key, &attrs, 0)))
+            if (attrs.valid_mask != 0 && !FSAL_IS_ERROR(up->update(up, &key, &attrs, 0)))
                 return;
         }
     } catch (const std::exception& e) {

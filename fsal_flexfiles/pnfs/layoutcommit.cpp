@@ -7,8 +7,8 @@
 // (loca_last_write_offset + 1, when the client sends one below 2^64-1 and it is larger)
 // and the new mtime (when it sends one) are recorded in the export's attribute cache as a
 // LAYOUTCOMMIT barrier (cache/attr_cache.hpp): it never shrinks the file, and it
-// supersedes every WCC report older than it. The answer carries the file's size after the commit when the
-// commit moved it (locr_newsize). MDCACHE drops its cached attributes after a successful
+// supersedes every WCC report older than it. The answer carries the file's size after the commit
+// when the commit moved it (locr_newsize). MDCACHE drops its cached attributes after a successful
 // LAYOUTCOMMIT, so the next GETATTR asks again and sees it.
 //
 // Ganesha calls this once per segment of the layout until one call says commit_done; the

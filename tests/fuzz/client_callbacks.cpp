@@ -9,12 +9,11 @@
 // Invariants: an answer always comes back (no crash, no exception out of the handler); a
 // SUCCESS answer carries results that decode as CB_COMPOUND4res with no more results
 // than the call had operations.
-#include "fuzz_support.hpp"
-
 #include "client/backchannel.hpp"
 #include "client/device_notify.hpp"
 #include "client/pnfs_client.hpp"
 #include "client/xdr_stream.hpp"
+#include "fuzz_support.hpp"
 
 extern "C" {
 #include "nfs4_device_notify.h" // protocols/: the server's CB_NOTIFY_DEVICEID encoder (seeds)
@@ -67,7 +66,8 @@ std::vector<char> cb_compound(std::vector<nfs_cb_argop4>& ops) {
     a.callback_ident = 1;
     a.argarray.argarray_len = static_cast<u_int>(ops.size());
     a.argarray.argarray_val = ops.data();
-    return xdr_encode(4096, "CB_COMPOUND4args", [&](XDR* x) { return xdr_CB_COMPOUND4args(x, &a); });
+    return xdr_encode(4096, "CB_COMPOUND4args",
+                      [&](XDR* x) { return xdr_CB_COMPOUND4args(x, &a); });
 }
 
 nfs_cb_argop4 sequence_op(std::uint32_t seqid) {
@@ -105,10 +105,10 @@ void seeds(fuzz::SeedWriter& w) {
         deviceid4 id{};
         id[0] = 1;
         id[15] = 2;
-        nfs4_devnotify_encode(&changes[0], vals[0], NOTIFY_DEVICEID4_CHANGE, LAYOUT4_FLEX_FILES,
-                              id, true);
-        nfs4_devnotify_encode(&changes[1], vals[1], NOTIFY_DEVICEID4_DELETE, LAYOUT4_FLEX_FILES,
-                              id, false);
+        nfs4_devnotify_encode(&changes[0], vals[0], NOTIFY_DEVICEID4_CHANGE, LAYOUT4_FLEX_FILES, id,
+                              true);
+        nfs4_devnotify_encode(&changes[1], vals[1], NOTIFY_DEVICEID4_DELETE, LAYOUT4_FLEX_FILES, id,
+                              false);
         std::vector<nfs_cb_argop4> ops{sequence_op(1), {}};
         ops[1].argop = NFS4_OP_CB_NOTIFY_DEVICEID;
         CB_NOTIFY_DEVICEID4args& n = ops[1].nfs_cb_argop4_u.opcbnotify_deviceid;

@@ -8,13 +8,12 @@
 //   1  an ff_layout4 body (decode_ff_layout4)
 //   2  an ff_device_addr4 body (decode_ff_device_addr4) and the addresses in it
 // A misbehaving server gets an XdrError or NfsError from the library, never a crash.
-#include "fuzz_support.hpp"
-#include "wcc_seeds.hpp"
-
 #include "client/attrs.hpp"
 #include "client/compound.hpp"
 #include "client/flex_layout.hpp"
+#include "fuzz_support.hpp"
 #include "pnfs/xdr/ff_xdr.hpp"
+#include "wcc_seeds.hpp"
 
 #include <cstring>
 #include <exception>
@@ -70,8 +69,8 @@ void compound_reply(std::span<const std::uint8_t> bytes) {
 
 void layout_body(std::span<const std::uint8_t> bytes) {
     tolerate([&] {
-        const client::FlexLayout l = client::decode_ff_layout4(
-            {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+        const client::FlexLayout l =
+            client::decode_ff_layout4({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
         FUZZ_CHECK(kTarget, !l.describe().empty());
     });
 }
@@ -82,10 +81,10 @@ void device_body(std::span<const std::uint8_t> bytes) {
             {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
         for (const client::FlexNetAddr& a : d.netaddrs)
             if (a.address) // what parsed formats back to an address that parses the same
-                FUZZ_CHECK(kTarget, client::parse_universal_address(
-                                        a.netid, client::format_universal_address(
-                                                     a.address->host, a.address->port)) ==
-                                        a.address);
+                FUZZ_CHECK(kTarget,
+                           client::parse_universal_address(
+                               a.netid, client::format_universal_address(
+                                            a.address->host, a.address->port)) == a.address);
         (void)d.describe();
         tolerate([&] { (void)d.tcp_address(); });
     });
@@ -152,9 +151,8 @@ std::vector<char> encoded(const std::function<bool(XDR*)>& fill) {
 
 void seeds(fuzz::SeedWriter& w) {
     using namespace flexfiles::layout;
-    const std::vector<char> layout = encoded([](XDR* x) {
-        return encode_layout(x, layout_of(fuzz::fixed_file(), {}, 0, 4));
-    });
+    const std::vector<char> layout =
+        encoded([](XDR* x) { return encode_layout(x, layout_of(fuzz::fixed_file(), {}, 0, 4)); });
     DeviceAddr dev;
     dev.addrs = {*universal_address("127.0.0.3", 2049), *universal_address("::1", 20049)};
     dev.versions = {DeviceVersion{3, 0, 1 << 20, 1 << 20, false}};

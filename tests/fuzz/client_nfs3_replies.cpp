@@ -7,10 +7,9 @@
 //
 // Invariants: a reply that decodes encodes back and decodes to an equal result; one that
 // does not gets XdrError, nothing else.
-#include "fuzz_support.hpp"
-
 #include "client/nfs3.hpp"
 #include "client/xdr_stream.hpp"
+#include "fuzz_support.hpp"
 
 using flexfiles::client::XdrError;
 using namespace flexfiles::client::nfs3;

@@ -9,11 +9,10 @@
 //
 // Invariants: what decodes encodes back and decodes to the same values; LAYOUTRETURN's
 // counts are the client's, not cut to fewer bits.
-#include "fuzz_support.hpp"
-#include "wcc_seeds.hpp"
-
 #include "client/flex_layout.hpp"
+#include "fuzz_support.hpp"
 #include "pnfs/xdr/ff_xdr.hpp"
+#include "wcc_seeds.hpp"
 
 #include <cstring>
 
@@ -42,9 +41,8 @@ bool same(const ReturnReport& a, const ReturnReport& b) {
         const IoStats& x = a.stats[i];
         const IoStats& y = b.stats[i];
         if (x.offset != y.offset || x.length != y.length || !same(x.stateid, y.stateid) ||
-            x.deviceid != y.deviceid || x.read_ops != y.read_ops ||
-            x.read_bytes != y.read_bytes || x.write_ops != y.write_ops ||
-            x.write_bytes != y.write_bytes)
+            x.deviceid != y.deviceid || x.read_ops != y.read_ops || x.read_bytes != y.read_bytes ||
+            x.write_ops != y.write_ops || x.write_bytes != y.write_bytes)
             return false;
     }
     return true;
@@ -109,10 +107,11 @@ void layoutreturn(std::span<const std::uint8_t> input) {
     }
     xdr_free(reinterpret_cast<xdrproc_t>(xdr_ff_layoutreturn4), &wire);
 
-    const std::vector<char> again = encode_with(
-        2 * bytes.size() + 64 * report->errors.size() + 1024,
-        [&](XDR* e) { return encode_layoutreturn(e, *report); });
-    xdrmem_create(&x, const_cast<char*>(again.data()), static_cast<u_int>(again.size()), XDR_DECODE);
+    const std::vector<char> again =
+        encode_with(2 * bytes.size() + 64 * report->errors.size() + 1024,
+                    [&](XDR* e) { return encode_layoutreturn(e, *report); });
+    xdrmem_create(&x, const_cast<char*>(again.data()), static_cast<u_int>(again.size()),
+                  XDR_DECODE);
     const std::optional<ReturnReport> back = decode_layoutreturn(&x);
     xdr_destroy(&x);
     FUZZ_CHECK(kTarget, back && same(*report, *back));
@@ -122,8 +121,8 @@ void layout_body(std::span<const std::uint8_t> bytes) {
     const std::optional<Layout> layout = decode_layout(bytes.data(), bytes.size());
     if (!layout)
         return;
-    const std::vector<char> again = encode_with(
-        2 * bytes.size() + 1024, [&](XDR* e) { return encode_layout(e, *layout); });
+    const std::vector<char> again =
+        encode_with(2 * bytes.size() + 1024, [&](XDR* e) { return encode_layout(e, *layout); });
     const std::optional<Layout> back = decode_layout(again.data(), again.size());
     FUZZ_CHECK(kTarget, back && same(*layout, *back));
 }
@@ -137,8 +136,8 @@ void device_addr(std::span<const std::uint8_t> bytes) {
             // An address that parses was written in a form we can write again.
             FUZZ_CHECK(kTarget, universal_address(hp->ip, hp->port).has_value());
         }
-    const std::vector<char> again = encode_with(
-        2 * bytes.size() + 1024, [&](XDR* e) { return encode_device_addr(e, *dev); });
+    const std::vector<char> again =
+        encode_with(2 * bytes.size() + 1024, [&](XDR* e) { return encode_device_addr(e, *dev); });
     const std::optional<DeviceAddr> back = decode_device_addr(again.data(), again.size());
     FUZZ_CHECK(kTarget, back && *back == *dev);
 }
@@ -163,8 +162,10 @@ void seeds(fuzz::SeedWriter& w) {
     s.write_ops = 1;
     s.write_bytes = ~0ull;
     r.stats = {s};
-    w.add("layoutreturn_errors_and_stats", 0, encoded([&](XDR* x) { return encode_layoutreturn(x, r); }));
-    w.add("layoutreturn_empty", 0, encoded([&](XDR* x) { return encode_layoutreturn(x, ReturnReport{}); }));
+    w.add("layoutreturn_errors_and_stats", 0,
+          encoded([&](XDR* x) { return encode_layoutreturn(x, r); }));
+    w.add("layoutreturn_empty", 0,
+          encoded([&](XDR* x) { return encode_layoutreturn(x, ReturnReport{}); }));
     // The client library's ff_layoutreturn4, with a whole ff_layoutupdate4 per iostats.
     client::FlexLayoutReturn c;
     client::FlexIoStats cs;
@@ -173,7 +174,8 @@ void seeds(fuzz::SeedWriter& w) {
     cs.uaddr = "127.0.0.2.8.1";
     cs.fh.bytes = std::vector<char>(28, 'f');
     c.iostats_report = {cs};
-    w.add("layoutreturn_client_64bit_counts", 0, fuzz::bytes_of(client::encode_ff_layoutreturn4(c)));
+    w.add("layoutreturn_client_64bit_counts", 0,
+          fuzz::bytes_of(client::encode_ff_layoutreturn4(c)));
 
     const Layout layout = layout_of(fuzz::fixed_file(), {1, 2}, 1, 3);
     w.add("layout_two_mirrors", 1, encoded([&](XDR* x) { return encode_layout(x, layout); }));

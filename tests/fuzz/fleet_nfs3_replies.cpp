@@ -8,10 +8,9 @@
 //
 // Invariants: a reply that decodes converts; attributes are present exactly when the
 // reply says they follow; the cache's view carries every attribute the reply had.
-#include "fuzz_support.hpp"
-
 #include "cache/ds_attrs.hpp"
 #include "fleet/libnfs_nfs3.hpp"
+#include "fuzz_support.hpp"
 
 #include <nfsc/libnfs-zdr.h>
 
@@ -39,8 +38,7 @@ bool decode(std::span<const std::uint8_t> bytes, Res& res, uint32_t (*zdr)(ZDR*,
     return ok;
 }
 
-template <typename Res>
-fuzz::Bytes encode(Res& res, uint32_t (*zdr)(ZDR*, Res*)) {
+template <typename Res> fuzz::Bytes encode(Res& res, uint32_t (*zdr)(ZDR*, Res*)) {
     std::vector<char> buf(1024);
     ZDR z;
     libnfs_zdrmem_create(&z, buf.data(), static_cast<uint32_t>(buf.size()), ZDR_ENCODE);
@@ -128,14 +126,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         SETATTR3res r{};
         if (decode(bytes, r, zdr_SETATTR3res))
             check_wcc(enum_bits(r.status) == NFS3_OK ? r.SETATTR3res_u.resok.obj_wcc
-                                          : r.SETATTR3res_u.resfail.obj_wcc);
+                                                     : r.SETATTR3res_u.resfail.obj_wcc);
         break;
     }
     case 2: {
         WRITE3res r{};
         if (decode(bytes, r, zdr_WRITE3res)) {
             check_wcc(enum_bits(r.status) == NFS3_OK ? r.WRITE3res_u.resok.file_wcc
-                                          : r.WRITE3res_u.resfail.file_wcc);
+                                                     : r.WRITE3res_u.resfail.file_wcc);
             if (enum_bits(r.status) == NFS3_OK)
                 (void)fleet::from_libnfs(r.WRITE3res_u.resok.verf);
         }
@@ -145,7 +143,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         COMMIT3res r{};
         if (decode(bytes, r, zdr_COMMIT3res)) {
             check_wcc(enum_bits(r.status) == NFS3_OK ? r.COMMIT3res_u.resok.file_wcc
-                                          : r.COMMIT3res_u.resfail.file_wcc);
+                                                     : r.COMMIT3res_u.resfail.file_wcc);
             if (enum_bits(r.status) == NFS3_OK)
                 (void)fleet::from_libnfs(r.COMMIT3res_u.resok.verf);
         }

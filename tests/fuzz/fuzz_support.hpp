@@ -10,11 +10,11 @@
 // tests/fuzz/corpus/<target>/, which is committed.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -31,10 +31,10 @@ using Bytes = std::vector<std::uint8_t>;
     std::fprintf(stderr, "fuzz target %s: invariant broken: %s\n", target, what);
     std::abort();
 }
-#define FUZZ_CHECK(target, cond)                                                               \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            ::fuzz::invariant_failed(target, #cond);                                           \
+#define FUZZ_CHECK(target, cond)                                                                   \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            ::fuzz::invariant_failed(target, #cond);                                               \
     } while (0)
 
 // Reads a fuzzer's input front to back; past the end everything reads as zero.
@@ -50,7 +50,8 @@ public:
     }
     // What is left, as the bytes under test.
     std::span<const std::uint8_t> rest() const {
-        return pos_ < size_ ? std::span(data_ + pos_, size_ - pos_) : std::span<const std::uint8_t>{};
+        return pos_ < size_ ? std::span(data_ + pos_, size_ - pos_)
+                            : std::span<const std::uint8_t>{};
     }
 
 private:
@@ -112,10 +113,10 @@ inline void write_seeds_if_asked(const char* target, const std::function<void(Se
 
 // The target's LLVMFuzzerInitialize: with FF_FUZZ_WRITE_SEEDS set, it writes the seeds
 // `make` produces and exits.
-#define FF_FUZZ_SEEDS(target, make)                                                          \
-    extern "C" int LLVMFuzzerInitialize(int*, char***) {                                     \
-        ::fuzz::write_seeds_if_asked(target, make);                                          \
-        return 0;                                                                            \
+#define FF_FUZZ_SEEDS(target, make)                                                                \
+    extern "C" int LLVMFuzzerInitialize(int*, char***) {                                           \
+        ::fuzz::write_seeds_if_asked(target, make);                                                \
+        return 0;                                                                                  \
     }
 
 template <typename Chars> Bytes bytes_of(const Chars& v) {

@@ -12,11 +12,10 @@
 // Invariants: what decodes encodes, that encoding decodes and encodes to the same bytes
 // (the decoders accept only what the encoders write, modulo XDR padding), and freeing
 // releases everything (LeakSanitizer).
-#include "fuzz_support.hpp"
-#include "wcc_seeds.hpp"
-
 #include "argop_xdr.h"
 #include "client/flex_layout.hpp"
+#include "fuzz_support.hpp"
+#include "wcc_seeds.hpp"
 
 extern "C" {
 #include "config.h"
@@ -29,9 +28,9 @@ extern "C" {
 namespace {
 
 constexpr const char* kTarget = "pnfs_argops";
-constexpr std::array<nfs_opnum4, 6> kOps{
-    static_cast<nfs_opnum4>(77), NFS4_OP_LAYOUTERROR, NFS4_OP_LAYOUTSTATS,
-    NFS4_OP_LAYOUTCOMMIT,        NFS4_OP_LAYOUTRETURN, NFS4_OP_GETDEVICEINFO};
+constexpr std::array<nfs_opnum4, 6> kOps{static_cast<nfs_opnum4>(77), NFS4_OP_LAYOUTERROR,
+                                         NFS4_OP_LAYOUTSTATS,         NFS4_OP_LAYOUTCOMMIT,
+                                         NFS4_OP_LAYOUTRETURN,        NFS4_OP_GETDEVICEINFO};
 
 std::vector<char> encode(nfs_argop4& op, std::size_t size) {
     std::vector<char> buf(size);

@@ -8,11 +8,10 @@
 //
 // Invariants: what decodes sets only attributes the mask names; owner strings are views
 // inside the values; owner lookups stay within the per-body bound; a refusal says why.
-#include "fuzz_support.hpp"
-
-#include "client/attrs.hpp" // the client fattr4 encoder, for the seeds
 #include "cache/owner_map.hpp"
 #include "cache/wcc_body.hpp"
+#include "client/attrs.hpp" // the client fattr4 encoder, for the seeds
+#include "fuzz_support.hpp"
 
 #include <optional>
 #include <string_view>

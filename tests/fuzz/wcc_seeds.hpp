@@ -6,9 +6,8 @@
 // masks, an unknown data server, an attribute outside Table 1, bad times, maximal counts.
 #pragma once
 
-#include "fuzz_support.hpp"
-
 #include "client/layout_wcc.hpp"
+#include "fuzz_support.hpp"
 #include "model/data_files.hpp"
 #include "model/deviceid.hpp"
 
@@ -104,7 +103,7 @@ inline std::vector<std::pair<std::string, Bytes>> bodies() {
         b.mirrors[1].data_servers[0].fh_versions.insert(
             b.mirrors[1].data_servers[0].fh_versions.begin(),
             client::FileHandle{std::vector<char>(8, 'x')}); // the right one second
-        b.mirrors[1].data_servers[0].stateid.seqid = 3; // not the anonymous stateid
+        b.mirrors[1].data_servers[0].stateid.seqid = 3;     // not the anonymous stateid
         out.emplace_back("unmatched_triples", encode(b));
     }
     {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // Smoke test: the servers a flexible-file deployment is made of start here and answer.
-#include "ff_harness/harness.hpp"
-
 #include "client/compound.hpp"
 #include "client/session.hpp"
+#include "ff_harness/harness.hpp"
 
 #include <chrono>
 #include <ctime>
@@ -134,8 +133,11 @@ TEST(Smoke, MetadataServerServesNfsv42) {
     ASSERT_NE(session, nullptr);
 
     fc::Compound c;
-    c.putrootfh().getattr({FATTR4_TYPE, FATTR4_FILEID}).lookup("ff").getfh().getattr(
-        {FATTR4_TYPE, FATTR4_MODE, FATTR4_FS_LAYOUT_TYPES});
+    c.putrootfh()
+        .getattr({FATTR4_TYPE, FATTR4_FILEID})
+        .lookup("ff")
+        .getfh()
+        .getattr({FATTR4_TYPE, FATTR4_MODE, FATTR4_FS_LAYOUT_TYPES});
     fc::CompoundResult r = session->send(c);
     ASSERT_NO_THROW(r.check("GETATTR of the root and /ff"));
     const fc::Fattr root = r.attrs(1);

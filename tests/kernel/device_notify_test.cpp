@@ -42,8 +42,8 @@ TEST(KernelDeviceNotify, ADrainedDataServerIsAskedForAgain) {
         },
         10s, 500ms);
     const auto after = mount_op_counts(vm, "/mnt")["GETDEVICEINFO"];
-    observe(Observation() << "drain of data server " << id << ": GETDEVICEINFO " << before
-                          << " -> " << after);
+    observe(Observation() << "drain of data server " << id << ": GETDEVICEINFO " << before << " -> "
+                          << after);
     EXPECT_TRUE(asked_again) << "Linux kept the drained data server's cached device: the "
                                 "CB_NOTIFY_DEVICEID did not reach it";
     EXPECT_EQ(vm.must("dd if=/mnt/a bs=64k count=4 2>/dev/null | wc -c"), "262144\n");

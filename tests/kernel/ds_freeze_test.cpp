@@ -51,15 +51,14 @@ OutageResult write_through_an_outage(Cluster& cluster, GuestVm& vm, const std::s
     EXPECT_TRUE(cluster.ds(frozen).signal(SIGCONT));
 
     OutageResult r;
-    const bool finished = eventually(
-        [&] { return vm.run("test -s /tmp/" + name + ".secs").ok(); }, kAfterResume, 1s);
+    const bool finished =
+        eventually([&] { return vm.run("test -s /tmp/" + name + ".secs").ok(); }, kAfterResume, 1s);
     EXPECT_TRUE(finished) << name << ": the write did not finish " << kAfterResume.count()
                           << " s after the data server resumed; dd says: "
                           << vm.run("cat /tmp/" + name + ".dd").output;
     if (!finished)
         return r;
-    EXPECT_EQ(vm.must("cat /tmp/" + name + ".rc"), "0\n")
-        << vm.must("cat /tmp/" + name + ".dd");
+    EXPECT_EQ(vm.must("cat /tmp/" + name + ".rc"), "0\n") << vm.must("cat /tmp/" + name + ".dd");
     r.write_seconds = std::stol(vm.must("cat /tmp/" + name + ".secs"));
 
     auto ops = mount_op_counts(vm, "/mnt");
@@ -80,13 +79,13 @@ OutageResult write_through_an_outage(Cluster& cluster, GuestVm& vm, const std::s
                    md5_file(placed[1].path) + "\n" == want;
         },
         120s, 1s);
-    EXPECT_TRUE(resilvered) << name << ": the mirrors differ: " << md5_file(placed[0].path)
-                            << " " << md5_file(placed[1].path) << " want " << want;
+    EXPECT_TRUE(resilvered) << name << ": the mirrors differ: " << md5_file(placed[0].path) << " "
+                            << md5_file(placed[1].path) << " want " << want;
     observe(Observation() << name << ": " << outage.count() << " s outage of "
-              << cluster.ds_info()[frozen].name << ": write took " << r.write_seconds
-              << " s, LAYOUTCOMMIT " << r.layoutcommits << ", LAYOUTERROR " << r.layouterrors
-              << ", LAYOUTRETURN " << r.layoutreturns << ", resilvered "
-              << (resilvered ? "yes" : "no"));
+                          << cluster.ds_info()[frozen].name << ": write took " << r.write_seconds
+                          << " s, LAYOUTCOMMIT " << r.layoutcommits << ", LAYOUTERROR "
+                          << r.layouterrors << ", LAYOUTRETURN " << r.layoutreturns
+                          << ", resilvered " << (resilvered ? "yes" : "no"));
     return r;
 }
 

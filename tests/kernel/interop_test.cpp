@@ -25,7 +25,8 @@ TEST(KernelInterop, Vers42UsesFlexFilesLayoutsAndBothMirrorsGetTheBytes) {
     const auto before = guest_nfs3_calls(vm);
     // 16 MiB of random bytes, written with pNFS, flushed, then read back cold.
     vm.must("dd if=/dev/urandom of=/tmp/src bs=1M count=16 2>/dev/null && "
-            "dd if=/tmp/src of=/mnt/big bs=1M conv=fsync 2>&1", 300s);
+            "dd if=/tmp/src of=/mnt/big bs=1M conv=fsync 2>&1",
+            300s);
     const std::string written = guest_md5(vm, "/tmp/src");
     vm.must("sync && echo 3 > /proc/sys/vm/drop_caches");
     EXPECT_EQ(guest_md5(vm, "/mnt/big"), written) << "the bytes read back cold";
@@ -44,9 +45,9 @@ TEST(KernelInterop, Vers42UsesFlexFilesLayoutsAndBothMirrorsGetTheBytes) {
     EXPECT_GT(ops["GETDEVICEINFO"], 0u);
     EXPECT_GE(diff(kNfs3Write), 16u) << "16 MiB in data-server WRITEs of at most 1 MiB";
     observe(Observation() << "GETDEVICEINFO " << ops["GETDEVICEINFO"] << ", LAYOUTGET "
-              << ops["LAYOUTGET"] << ", LAYOUTCOMMIT " << ops["LAYOUTCOMMIT"]
-              << ", data-server WRITE " << diff(kNfs3Write) << ", READ " << diff(kNfs3Read)
-              << ", COMMIT " << diff(kNfs3Commit));
+                          << ops["LAYOUTGET"] << ", LAYOUTCOMMIT " << ops["LAYOUTCOMMIT"]
+                          << ", data-server WRITE " << diff(kNfs3Write) << ", READ "
+                          << diff(kNfs3Read) << ", COMMIT " << diff(kNfs3Commit));
 
     // Both mirrors hold exactly the bytes the guest wrote.
     const auto placed = data_files_on_disk(cluster, mds_fileid(mds, "big"));
@@ -90,12 +91,13 @@ mkdir d; mv h d/h; [ -f d/h ]; rm d/h; rmdir d; [ ! -e d ]
 step remove
 rm g s; [ -z "$(ls -A /mnt)" ]
 echo all-steps-passed
-)SH", 300s).output;
+)SH",
+                                   300s)
+                                .output;
     EXPECT_NE(out.find("all-steps-passed"), std::string::npos) << out;
     // Every file removed: no data file left on the data servers once the reaper ran.
-    EXPECT_TRUE(eventually([&] { return all_data_files(cluster).empty(); }, 20s))
-        << joined(std::vector<std::string>(all_data_files(cluster).begin(),
-                                           all_data_files(cluster).end()));
+    EXPECT_TRUE(eventually([&] { return all_data_files(cluster).empty(); }, 20s)) << joined(
+        std::vector<std::string>(all_data_files(cluster).begin(), all_data_files(cluster).end()));
 }
 
 TEST(KernelInterop, Nfs3AndNfs40MountsOfTheSameExportGoThroughTheMds) {
@@ -147,7 +149,8 @@ TEST(KernelInterop, SmallFilesReuseTheCachedDevices) {
         << "one GETDEVICEINFO per data server at most";
     // Every file made it to both mirrors.
     for (int i : {0, 17, kFiles - 1}) {
-        const auto placed = data_files_on_disk(cluster, mds_fileid(mds, "small-" + std::to_string(i)));
+        const auto placed =
+            data_files_on_disk(cluster, mds_fileid(mds, "small-" + std::to_string(i)));
         ASSERT_EQ(placed.size(), 2u);
         for (const auto& f : placed)
             EXPECT_EQ(fs::file_size(f.path), ("file-" + std::to_string(i) + "\n").size()) << f.path;

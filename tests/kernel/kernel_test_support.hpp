@@ -18,9 +18,9 @@
 namespace kernel_test {
 
 using namespace mds_test;
+using flexfiles::kernel_client::guest_nfs3_calls;
 using flexfiles::kernel_client::GuestOptions;
 using flexfiles::kernel_client::GuestVm;
-using flexfiles::kernel_client::guest_nfs3_calls;
 using flexfiles::kernel_client::kNfs3Commit;
 using flexfiles::kernel_client::kNfs3Read;
 using flexfiles::kernel_client::kNfs3Write;
@@ -43,14 +43,16 @@ inline std::string mount_v4(GaneshaServer& mds, const std::string& dir, unsigned
     const std::string pseudo =
         e.pseudo.empty() ? "/export" + std::to_string(e.export_id) : e.pseudo;
     return "mkdir -p " + dir + " && mount -t nfs4 -o vers=4." + std::to_string(minor) +
-           ",addr=" + mds.address() + ",clientaddr=10.0.2.15,port=" +
-           std::to_string(mds.nfs_port()) + " " + mds.address() + ":" + pseudo + " " + dir;
+           ",addr=" + mds.address() +
+           ",clientaddr=10.0.2.15,port=" + std::to_string(mds.nfs_port()) + " " + mds.address() +
+           ":" + pseudo + " " + dir;
 }
 
 // The same export over NFSv3 (the kernel speaks MOUNT itself: fixed ports, no rpcbind).
 inline std::string mount_v3(GaneshaServer& mds, const std::string& dir) {
-    return "mkdir -p " + dir + " && mount -t nfs -o vers=3,proto=tcp,nolock,port=" +
-           std::to_string(mds.nfs_port()) + ",mountport=" + std::to_string(mds.mnt_port()) +
+    return "mkdir -p " + dir +
+           " && mount -t nfs -o vers=3,proto=tcp,nolock,port=" + std::to_string(mds.nfs_port()) +
+           ",mountport=" + std::to_string(mds.mnt_port()) +
            ",mountproto=tcp,addr=" + mds.address() + " " + mds.address() + ":" +
            mds.export_path().string() + " " + dir;
 }

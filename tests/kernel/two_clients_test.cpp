@@ -36,8 +36,8 @@ std::uint64_t data_file_size(Cluster& cluster, std::uint64_t fileid) {
 void start_chunk_writer(GuestVm& vm, const std::string& name, unsigned chunks) {
     const std::string n = std::to_string(chunks);
     vm.must("dd if=/dev/urandom of=/tmp/" + name + " bs=64k count=" + n + " 2>/dev/null");
-    vm.must("(exec 4>/mnt/" + name + "; i=0; while [ $i -lt " + n + " ]; do " +
-            "dd if=/tmp/" + name + " bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4; " +
+    vm.must("(exec 4>/mnt/" + name + "; i=0; while [ $i -lt " + n + " ]; do " + "dd if=/tmp/" +
+            name + " bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4; " +
             "i=$((i+1)); sleep 1; done; exec 4>&-; echo closed > /tmp/" + name + ".done) > /tmp/" +
             name + ".log 2>&1 &");
 }
@@ -60,8 +60,9 @@ TEST(KernelTwoClients, AReaderSeesAGrowingFilesSizeAndEveryByteAfterClose) {
     // Three times while it grows: the size on the data servers now, then the reader's.
     unsigned seen = 0;
     for (int round = 0; round < 3; ++round) {
-        ASSERT_TRUE(eventually([&] { return data_file_size(cluster, fileid) >= (round + 2) * 2 * kChunk; },
-                               60s, 200ms));
+        ASSERT_TRUE(
+            eventually([&] { return data_file_size(cluster, fileid) >= (round + 2) * 2 * kChunk; },
+                       60s, 200ms));
         const std::uint64_t on_ds = data_file_size(cluster, fileid);
         const auto asked = std::chrono::steady_clock::now();
         // WCC_Max_Age is 1 s: allow it, plus a guest's slow stat under emulation.
@@ -72,10 +73,11 @@ TEST(KernelTwoClients, AReaderSeesAGrowingFilesSizeAndEveryByteAfterClose) {
                                << reader.must("stat -c %s /mnt/grow");
         seen += caught_up;
         observe(Observation() << "round " << round << ": data servers " << on_ds
-                  << " bytes, reader caught up after "
-                  << std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now() - asked).count()
-                  << " ms");
+                              << " bytes, reader caught up after "
+                              << std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::steady_clock::now() - asked)
+                                     .count()
+                              << " ms");
     }
     EXPECT_EQ(seen, 3u);
 
@@ -98,16 +100,15 @@ TEST(KernelTwoClients, ASecondWriterRecallsTheFirstsLayoutAndNoByteIsLost) {
     start_chunk_writer(first, "shared", 30);
     ASSERT_TRUE(eventually([&] { return mds_fileid(mds, "shared") != 0; }, 30s));
     const std::uint64_t fileid = mds_fileid(mds, "shared");
-    ASSERT_TRUE(eventually([&] { return data_file_size(cluster, fileid) >= 4 * kChunk; }, 60s,
-                           200ms));
+    ASSERT_TRUE(
+        eventually([&] { return data_file_size(cluster, fileid) >= 4 * kChunk; }, 60s, 200ms));
     const auto log_from = mds.log_offset();
 
     // The second client opens it for write and writes chunks 40..49, away from the first's.
     second.must("dd if=/dev/urandom of=/tmp/b bs=64k count=10 2>/dev/null");
     second.must("dd if=/tmp/b of=/mnt/shared bs=65536 seek=40 conv=notrunc,fsync 2>&1", 300s);
     EXPECT_TRUE(eventually(
-        [&] { return mds.log_contains("while 1 other client(s) hold RW layouts", log_from); },
-        10s))
+        [&] { return mds.log_contains("while 1 other client(s) hold RW layouts", log_from); }, 10s))
         << "the second open fenced the first client and recalled its layout";
 
     ASSERT_TRUE(eventually([&] { return first.run("test -s /tmp/shared.done").ok(); }, 180s, 1s))
@@ -118,8 +119,8 @@ TEST(KernelTwoClients, ASecondWriterRecallsTheFirstsLayoutAndNoByteIsLost) {
     second.must("sync && echo 3 > /proc/sys/vm/drop_caches");
     EXPECT_EQ(second.must("stat -c %s /mnt/shared"), std::to_string(50 * kChunk) + "\n");
     const auto region = [&](GuestVm& vm, unsigned skip, unsigned count) {
-        return vm.must("dd if=/mnt/shared bs=65536 skip=" + std::to_string(skip) + " count=" +
-                       std::to_string(count) + " 2>/dev/null | md5sum | cut -c1-32");
+        return vm.must("dd if=/mnt/shared bs=65536 skip=" + std::to_string(skip) +
+                       " count=" + std::to_string(count) + " 2>/dev/null | md5sum | cut -c1-32");
     };
     EXPECT_EQ(region(second, 0, 30), first.must("md5sum /tmp/shared | cut -c1-32"))
         << "the first client's 30 chunks";

@@ -41,9 +41,8 @@ XdrDecoder::XdrDecoder(std::span<const char> bytes) : bytes_(bytes) {
     // No stream over a NULL buffer (an empty vector's data()): ntirpc's inline readers
     // compute NULL + 4 before they compare it with the end (undefined behaviour).
     static const std::uint32_t kNoBytes = 0;
-    char* start = const_cast<char*>(bytes_.data() != nullptr
-                                        ? bytes_.data()
-                                        : reinterpret_cast<const char*>(&kNoBytes));
+    char* start = const_cast<char*>(
+        bytes_.data() != nullptr ? bytes_.data() : reinterpret_cast<const char*>(&kNoBytes));
     // xdrmem never writes through the pointer when decoding.
     xdrmem_ncreate(&xdr_, start, static_cast<u_int>(bytes_.size()), XDR_DECODE);
 }

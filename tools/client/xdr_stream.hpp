@@ -4,9 +4,8 @@
 // library (RPC headers, COMPOUND bodies and fattr4 values all go through them).
 #pragma once
 
-#include "nfs4_xdr.hpp"
-
 #include "model/enum_bits.hpp"
+#include "nfs4_xdr.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -39,9 +39,9 @@
 namespace flexfiles::wcc {
 
 enum class FetchReason : std::uint8_t {
-    None,  // the cache answers
-    Empty, // the cache has nothing for the file
-    Stale, // RW layout outstanding and the answer older than WCC_Max_Age
+    None,    // the cache answers
+    Empty,   // the cache has nothing for the file
+    Stale,   // RW layout outstanding and the answer older than WCC_Max_Age
     Relearn, // learned while the previous MDS instance's layouts could still write
 };
 const char* to_string(FetchReason r);

@@ -22,7 +22,7 @@ struct FreeBlock {
 
 struct alignas(64) SharedPool {
     std::atomic<FreeBlock*> head{nullptr};
-    std::atomic<std::size_t> pooled{0};     // blocks in this pool and in threads' local lists
+    std::atomic<std::size_t> pooled{0};      // blocks in this pool and in threads' local lists
     std::atomic<std::size_t> block_bytes{0}; // the size of this class's blocks
 };
 std::array<SharedPool, kPooledRecords> g_pools;

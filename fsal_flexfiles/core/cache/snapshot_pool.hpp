@@ -23,7 +23,7 @@
 namespace flexfiles::wcc::snapshot_pool {
 
 inline constexpr std::size_t kPooledRecords = 4;
-inline constexpr std::size_t kLine = 64;              // pooled blocks' alignment and unit
+inline constexpr std::size_t kLine = 64;             // pooled blocks' alignment and unit
 inline constexpr std::size_t kSlabBytes = 64 * 1024; // what a thread carves blocks from
 /// The pool class of a block that is not pooled (too many records, or none).
 inline constexpr std::uint8_t kNotPooled = 0xFF;

@@ -10,9 +10,9 @@
 #pragma once
 
 #include "fleet/data_server.hpp"
-#include "model/deviceid.hpp"
 #include "fleet/ds_types.hpp"
 #include "fleet/health.hpp"
+#include "model/deviceid.hpp"
 
 #include <atomic>
 #include <map>

@@ -19,7 +19,6 @@
 
 namespace flexfiles::fleet {
 
-
 nfs3::Time from_libnfs(const nfstime3& t);
 nfs3::Fattr from_libnfs(const fattr3& a);
 std::optional<nfs3::Fattr> from_libnfs(const post_op_attr& a);

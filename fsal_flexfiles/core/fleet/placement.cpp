@@ -37,8 +37,7 @@ DsResult<std::vector<std::uint64_t>> choose_mirrors(std::span<const PlacementCan
         return R::failure(DsStatus::error(
             code, "placement: need " + std::to_string(mirrors) +
                       " data servers that are Up and not drained, have " +
-                      std::to_string(eligible.size()) + " of " +
-                      std::to_string(candidates.size()) +
+                      std::to_string(eligible.size()) + " of " + std::to_string(candidates.size()) +
                       (code == DsErrc::servers_unavailable
                            ? " (" + std::to_string(undrained.size()) +
                                  " configured and not drained: waiting for them)"

@@ -30,7 +30,7 @@ public:
     void start(bool had_files, std::int64_t now_ns, std::int64_t lease_ns) noexcept;
 
     struct View {
-        bool open = false;                 // previous layouts may be writing now
+        bool open = false;                  // previous layouts may be writing now
         std::int64_t relearn_before_ns = 0; // answers learned before this are not final
     };
     // `in_grace` is asked only while the window may still be open.

@@ -86,8 +86,7 @@ bool removal_is_ours(const PendingRemoval& r, std::uint64_t identity, bool share
     std::string reason;
     if (!parsed)
         reason = "not a data-file name this MDS makes";
-    else if (parsed->identity && *parsed->identity != identity && shared_namespace &&
-             !r.fh.empty())
+    else if (parsed->identity && *parsed->identity != identity && shared_namespace && !r.fh.empty())
         return true; // another MDS's of the namespace, from a map (see reaper.hpp)
     else if (parsed->identity && *parsed->identity != identity)
         reason = "it carries identity " + fleet::identity_hex(*parsed->identity) +
@@ -215,8 +214,8 @@ std::vector<RemovalAttempt> Reaper::attempt_all(const std::vector<PendingRemoval
             }
             continue; // stays skipped
         }
-        if (std::string why; !removal_is_ours(removals[i], store_.identity(),
-                                                       settings_.shared_namespace, &why)) {
+        if (std::string why;
+            !removal_is_ours(removals[i], store_.identity(), settings_.shared_namespace, &why)) {
             out[i].outcome = RemovalOutcome::not_ours;
             out[i].error = std::move(why);
             continue;

@@ -57,7 +57,7 @@ struct ReaperSettings {
     std::chrono::milliseconds backoff_max{60000};
     std::chrono::milliseconds request_timeout{5000}; // per RPC (LOOKUP, REMOVE)
     std::size_t batch = 64;                          // removals tried per tick at most
-    bool shared_namespace = false; // Map_In_Namespace: see "Whose" above
+    bool shared_namespace = false;                   // Map_In_Namespace: see "Whose" above
 };
 
 // Delay before the next attempt after `failed_attempts` failures (>= 1): initial doubled per

@@ -123,8 +123,8 @@ struct IoError {
     std::uint64_t length = 0;
     stateid4 stateid{};
     fleet::DeviceId deviceid{};
-    std::uint32_t status = NFS4_OK;         // nfsstat4 as sent (any value)
-    std::uint32_t opnum = NFS4_OP_ILLEGAL;  // nfs_opnum4 as sent
+    std::uint32_t status = NFS4_OK;        // nfsstat4 as sent (any value)
+    std::uint32_t opnum = NFS4_OP_ILLEGAL; // nfs_opnum4 as sent
 };
 
 struct IoStats {

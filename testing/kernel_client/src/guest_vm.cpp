@@ -96,9 +96,10 @@ std::string unique_node_name(const std::string& prefix) {
 fs::path existing(const char* env_name, const char* compiled, const char* what) {
     const fs::path path = harness::setting(env_name, compiled);
     if (!fs::exists(path))
-        throw std::runtime_error(std::string("kernel client: no ") + what + " at " +
-                                 path.string() + " (scripts/setup-deps.sh fetches the kernel; "
-                                 "the build makes the initramfs; or set " + env_name + ")");
+        throw std::runtime_error(std::string("kernel client: no ") + what + " at " + path.string() +
+                                 " (scripts/setup-deps.sh fetches the kernel; "
+                                 "the build makes the initramfs; or set " +
+                                 env_name + ")");
     return path;
 }
 
@@ -126,18 +127,36 @@ GuestVm::GuestVm(GuestOptions options) : options_(std::move(options)) {
     spawn.argv = {
         "/usr/bin/qemu-system-x86_64",
         // The paravirtual KVM here hangs Debian's kernel at boot: TCG only.
-        "-accel", "tcg", "-cpu", "max", "-smp", "1",
-        "-m", std::to_string(options_.memory_mib),
-        "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
-        "-kernel", kernel_image().string(),
-        "-initrd", kernel_initramfs().string(),
-        "-append", "console=ttyS0 loglevel=4 panic=-1 ff.host=" + node_name_,
-        "-serial", "file:" + (dir_ / "console.log").string(),
-        "-chardev", "socket,id=control,path=" + socket_path.string() + ",server=on,wait=off",
-        "-serial", "chardev:control",
+        "-accel",
+        "tcg",
+        "-cpu",
+        "max",
+        "-smp",
+        "1",
+        "-m",
+        std::to_string(options_.memory_mib),
+        "-nodefaults",
+        "-no-user-config",
+        "-display",
+        "none",
+        "-no-reboot",
+        "-kernel",
+        kernel_image().string(),
+        "-initrd",
+        kernel_initramfs().string(),
+        "-append",
+        "console=ttyS0 loglevel=4 panic=-1 ff.host=" + node_name_,
+        "-serial",
+        "file:" + (dir_ / "console.log").string(),
+        "-chardev",
+        "socket,id=control,path=" + socket_path.string() + ",server=on,wait=off",
+        "-serial",
+        "chardev:control",
         // User-mode networking only; no option ROM (ipxe is not needed to boot -kernel).
-        "-netdev", "user,id=net0",
-        "-device", "virtio-net-pci,netdev=net0,romfile=",
+        "-netdev",
+        "user,id=net0",
+        "-device",
+        "virtio-net-pci,netdev=net0,romfile=",
     };
     spawn.output = dir_ / "qemu.log";
     spawn.stderr_to_stdout = true;
@@ -173,7 +192,9 @@ GuestVm::GuestVm(GuestOptions options) : options_(std::move(options)) {
     }
 }
 
-GuestVm::~GuestVm() { stop(); }
+GuestVm::~GuestVm() {
+    stop();
+}
 
 void GuestVm::stop() {
     if (control_fd_ >= 0) {
@@ -195,19 +216,19 @@ std::string GuestVm::read_line(Clock::time_point deadline) {
                 line.pop_back();
             return line;
         }
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - Clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         if (left <= 0ms)
             throw std::runtime_error("kernel client: the guest did not answer in time; "
-                                     "console: " + console_tail());
+                                     "console: " +
+                                     console_tail());
         pollfd p{control_fd_, POLLIN, 0};
         const int n = poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
         if (n < 0 && errno != EINTR)
             throw std::runtime_error(std::string("kernel client: poll: ") + strerror(errno));
         if (n <= 0) {
             if (!qemu_.running())
-                throw std::runtime_error("kernel client: QEMU exited; console: " +
-                                         console_tail());
+                throw std::runtime_error("kernel client: QEMU exited; console: " + console_tail());
             continue;
         }
         char buf[4096];

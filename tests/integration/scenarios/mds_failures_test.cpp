@@ -194,7 +194,9 @@ TEST(MdsFailures, WriteDegradesWhenAMirrorFailsAndFailsWhenAllDo) {
     ASSERT_TRUE(cluster.ds(other).signal(SIGCONT));
     const auto fresh = pattern(40000, 10);
     EXPECT_TRUE(eventually(
-        [&] { return client.write(f.fh, 0, fresh, Nfs3Stable::file_sync).status == Nfs3Status::ok; },
+        [&] {
+            return client.write(f.fh, 0, fresh, Nfs3Stable::file_sync).status == Nfs3Status::ok;
+        },
         45s, 500ms))
         << "writes never worked again after SIGCONT";
     EXPECT_EQ(read_all(client, f.fh, 0, fresh.size()), fresh);

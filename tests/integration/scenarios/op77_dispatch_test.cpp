@@ -8,10 +8,9 @@
 // The MDS has two exports: /ff (FLEXFILES over VFS, three data servers) and /vfs (plain
 // VFS, which does not implement LAYOUT_WCC). The statuses that need a granted layout (OK,
 // OLD_STATEID, another client's stateid, BADXDR from the FSAL) live with the layout tests.
-#include "ff_harness/harness.hpp"
-
 #include "client/compound.hpp"
 #include "client/session.hpp"
+#include "ff_harness/harness.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -174,8 +173,9 @@ TEST_F(Op77Dispatch, CountedByNameInDbusStatistics) {
         layout_wcc(*session_, file, random_stateid(), LAYOUT4_FLEX_FILES);
 
     ASSERT_NE(cluster_->dbus(), nullptr);
-    const CommandResult reply = cluster_->dbus()->send(
-        "org.ganesha.nfsd", "/org/ganesha/nfsd/ExportMgr", "org.ganesha.nfsd.exportstats.GetFastOPS");
+    const CommandResult reply =
+        cluster_->dbus()->send("org.ganesha.nfsd", "/org/ganesha/nfsd/ExportMgr",
+                               "org.ganesha.nfsd.exportstats.GetFastOPS");
     ASSERT_TRUE(reply.ok()) << reply.output;
     // dbus-send prints the op name, then its count, each on its own line.
     const std::regex counted("string \"LAYOUT_WCC\"\\s+uint64 (\\d+)");
@@ -198,7 +198,8 @@ TEST(Op77FsalApi, StockBuiltModuleIsRefusedAtLoad) {
 
     EXPECT_TRUE(server.log_contains(
         "FSAL \"OLDAPI\" failed to register because of version mismatch core = 12.0, fsal = 11.0"));
-    const auto v4 = rpc_null_ping(server.address(), server.nfs_port(), flexfiles::harness::kNfsProgram, 4,
-                                  std::chrono::milliseconds(2000));
+    const auto v4 =
+        rpc_null_ping(server.address(), server.nfs_port(), flexfiles::harness::kNfsProgram, 4,
+                      std::chrono::milliseconds(2000));
     EXPECT_TRUE(v4.ok) << v4.error;
 }

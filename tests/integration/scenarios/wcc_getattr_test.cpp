@@ -415,7 +415,8 @@ TEST_F(WccGetattr, WccThenGetattrIsAnsweredByMdcacheWithTheNewAttributes) {
     ASSERT_TRUE(flexfiles::admin_cli::wait_until_registered(*cluster_->dbus()));
     Written w = written_file("mdcache");
     const Fattr warm = getattr(w.file); // MDCACHE holds trusted attributes now
-    const std::uint64_t overlays = flexfiles::admin_cli::counters(*cluster_->dbus())["wcc.getattr_overlays"];
+    const std::uint64_t overlays =
+        flexfiles::admin_cli::counters(*cluster_->dbus())["wcc.getattr_overlays"];
     auto [status, attrs] = wcc_then_getattr(
         w.file, w.layout,
         wcc_body({{&w.layout.files[0], w.post[0]}, {&w.layout.files[1], w.post[1]}}));

@@ -60,7 +60,7 @@ void an_attached_anchor_follows_every_update(void**) {
     cache.detach(1, a);
     assert_false(a.attached());
     update(cache, 1, 12);
-    assert_false(a.attached()); // detached for good
+    assert_false(a.attached());                                           // detached for good
     assert_int_equal(size_via(cache, a, 1), cache.merged(1)->attrs.size); // the table's
 }
 
@@ -86,7 +86,7 @@ void forget_and_a_second_anchor_empty_the_first(void**) {
     assert_false(a.attached());
     assert_true(b.attached());
     assert_int_equal(size_via(cache, a, 2), 20); // through the table
-    cache.detach(2, a); // not the file's anchor: nothing happens
+    cache.detach(2, a);                          // not the file's anchor: nothing happens
     assert_true(b.attached());
     cache.forget(2);
     assert_false(b.attached());
@@ -106,7 +106,7 @@ struct Seen {
 };
 
 void readers_through_anchors_never_see_torn_or_older_snapshots(void**) {
-    AttrCache::wait_for_reclaim(); // what the tests before retired is freed by now
+    AttrCache::wait_for_reclaim();                  // what the tests before retired is freed by now
     const CacheStats before = AttrCache(1).stats(); // process-wide reclaim counters
     AttrCache cache(kFiles);
     std::array<CacheAnchor, kFiles> anchors;

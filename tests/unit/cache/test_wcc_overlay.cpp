@@ -81,15 +81,15 @@ void rw_layout_fetches_when_older_than_max_age(void**) {
 // is asked again once, with or without an RW layout; a later one stands.
 void answers_learned_before_the_window_closed_are_asked_again(void**) {
     const std::int64_t closed = kNow - 10 * kMs;
-    assert_int_equal(static_cast<int>(fetch_reason(merged_learned_at(closed - 1), false,
-                                                   1000 * kMs, kNow, closed)),
+    assert_int_equal(static_cast<int>(fetch_reason(merged_learned_at(closed - 1), false, 1000 * kMs,
+                                                   kNow, closed)),
                      static_cast<int>(FetchReason::Relearn));
-    assert_int_equal(static_cast<int>(fetch_reason(merged_learned_at(closed - 1), true,
-                                                   1000 * kMs, kNow, closed)),
+    assert_int_equal(static_cast<int>(fetch_reason(merged_learned_at(closed - 1), true, 1000 * kMs,
+                                                   kNow, closed)),
                      static_cast<int>(FetchReason::Relearn));
-    assert_int_equal(static_cast<int>(fetch_reason(merged_learned_at(closed), false,
-                                                   1000 * kMs, kNow, closed)),
-                     static_cast<int>(FetchReason::None));
+    assert_int_equal(
+        static_cast<int>(fetch_reason(merged_learned_at(closed), false, 1000 * kMs, kNow, closed)),
+        static_cast<int>(FetchReason::None));
     assert_int_equal(static_cast<int>(fetch_reason(std::nullopt, false, 1000 * kMs, kNow, closed)),
                      static_cast<int>(FetchReason::Empty));
 }

@@ -309,10 +309,9 @@ void test_describe(void**) {
     print_message("%s\n", line.c_str());
     assert_non_null(strstr(line.c_str(), "metadata FSAL VFS, 2 data server(s)"));
     assert_non_null(strstr(line.c_str(), "2=[fd00::3]:2049/export"));
-    assert_non_null(
-        strstr(line.c_str(),
-               "DS_IO_Timeout = 5000 ms, DS_Direct_Connections = 8, DS_Direct_Spin = 0 us, "
-               "Layout_Store = (default)"));
+    assert_non_null(strstr(
+        line.c_str(), "DS_IO_Timeout = 5000 ms, DS_Direct_Connections = 8, DS_Direct_Spin = 0 us, "
+                      "Layout_Store = (default)"));
     assert_non_null(strstr(line.c_str(), "READ layouts uid 2000000"));
 }
 
