@@ -35,6 +35,8 @@ packages=(
     qemu-system-x86 busybox-static cpio kmod
     # the fuzz targets (libFuzzer) and the sanitized unit tests of the fuzz tree
     clang libclang-rt-14-dev
+    # the style check of our C++ (tests/unit/style)
+    clang-format
     # the ceph tests: a single-node Ceph (monitor, memstore OSD, manager, MDS), and the
     # CephFS and RADOS client libraries Ganesha's FSAL_CEPH and rados_cluster build against
     ceph-mon ceph-osd ceph-mgr ceph-mds libcephfs-dev librados-dev
