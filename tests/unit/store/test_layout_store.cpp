@@ -261,21 +261,21 @@ void test_rw_grant_marks_survive_a_reopen(void**) {
     const std::string path = store_path("rw-grants");
     {
         auto store = open_ok(path);
-        assert_true(store->update_rw_grants({{kKeyA, 7}, {kKeyB, 8}}, {}).ok());
-        assert_true(store->update_rw_grants({{kKeyA, 7}}, {kKeyB}).ok()); // A kept, B dropped
+        assert_true(store->update_rw_grants({{kKeyA, 7, {}}, {kKeyB, 8, {}}}, {}).ok());
+        assert_true(store->update_rw_grants({{kKeyA, 7, {}}}, {kKeyB}).ok()); // A kept, B dropped
     }
     auto store = open_ok(path);
     auto marks = store->rw_grants();
     assert_true(marks.ok());
     assert_int_equal(marks.value.size(), 1);
-    assert_true(marks.value[0] == (RwGrantMark{kKeyA, 7}));
+    assert_true(marks.value[0] == (RwGrantMark{kKeyA, 7, {}}));
     assert_true(store->update_rw_grants({}, {kKeyA}).ok());
     assert_true(store->rw_grants().value.empty());
     // A create's map and its mark in one transaction.
     assert_true(store->put(kKeyB, sample_map(8, 2), /*mark_rw=*/true).ok());
     marks = store->rw_grants();
     assert_int_equal(marks.value.size(), 1);
-    assert_true(marks.value[0] == (RwGrantMark{kKeyB, 8}));
+    assert_true(marks.value[0] == (RwGrantMark{kKeyB, 8, {}}));
 }
 
 // On a shared namespace a mark also records the file's host handle (the next start reaches
@@ -295,10 +295,10 @@ void test_rw_grant_marks_keep_their_host_handle(void**) {
     assert_true(marks[1] == (RwGrantMark{kKeyB, 8, host_b}));
     // Dropped with its mark; marked again without one, it has none.
     assert_true(store->update_rw_grants({}, {kKeyA}).ok());
-    assert_true(store->update_rw_grants({{kKeyA, 7}}, {}).ok());
+    assert_true(store->update_rw_grants({{kKeyA, 7, {}}}, {}).ok());
     marks = store->rw_grants().value;
     assert_int_equal(marks.size(), 2);
-    assert_true(marks[0] == (RwGrantMark{kKeyA, 7}));
+    assert_true(marks[0] == (RwGrantMark{kKeyA, 7, {}}));
 }
 
 // The host handles the resilverer reaches files with on a shared namespace: kept across a
