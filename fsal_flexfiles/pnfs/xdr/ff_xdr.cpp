@@ -7,6 +7,9 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace flexfiles::layout {
 
@@ -28,6 +31,32 @@ private:
     const void* body_;
     std::vector<std::uint32_t> copy_;
 };
+
+// Decodes all `len` bytes of `body` as one Wire with `proc` and returns what `convert`
+// makes of it; nullopt when they are not exactly one Wire. What the decoder allocated is
+// freed on every path, a throwing `convert` included.
+template <class Wire, class Convert>
+auto decode_whole(const void* body, std::size_t len, bool (*proc)(XDR*, Wire*), Convert convert)
+    -> std::optional<decltype(convert(std::declval<const Wire&>()))> {
+    // No bytes decode as any of ours (each starts with a count); and no XDR stream over NULL.
+    if (body == nullptr)
+        return std::nullopt;
+    const AlignedBytes aligned(body, len);
+    XDR xdrs;
+    xdrmem_create(&xdrs, static_cast<char*>(const_cast<void*>(aligned.data())),
+                  static_cast<u_int>(len), XDR_DECODE);
+    Wire wire{};
+    const bool ok = proc(&xdrs, &wire) && xdr_getpos(&xdrs) == len;
+    xdr_destroy(&xdrs);
+    struct Freed {
+        bool (*proc)(XDR*, Wire*);
+        Wire* wire;
+        ~Freed() { xdr_free(reinterpret_cast<xdrproc_t>(proc), wire); }
+    } freed{proc, &wire};
+    if (!ok)
+        return std::nullopt;
+    return convert(wire);
+}
 
 } // namespace
 
@@ -133,34 +162,20 @@ bool encode_device_addr(XDR* xdrs, const DeviceAddr& dev) {
 }
 
 std::optional<DeviceAddr> decode_device_addr(const void* body, std::size_t len) {
-    // No bytes decode as neither (each starts with a count); and no XDR stream over NULL.
-    if (body == nullptr)
-        return std::nullopt;
-    const AlignedBytes aligned(body, len);
-    body = aligned.data();
-    XDR xdrs;
-    xdrmem_create(&xdrs, static_cast<char*>(const_cast<void*>(body)), static_cast<u_int>(len),
-                  XDR_DECODE);
-    ff_device_addr4 wire{};
-    const bool ok = xdr_ff_device_addr4(&xdrs, &wire) && xdr_getpos(&xdrs) == len;
-    xdr_destroy(&xdrs);
-
-    std::optional<DeviceAddr> out;
-    if (ok) {
-        out.emplace();
+    return decode_whole(body, len, xdr_ff_device_addr4, [](const ff_device_addr4& wire) {
+        DeviceAddr out;
         for (u_int i = 0; i < wire.ffda_netaddrs.multipath_list4_len; i++) {
             const netaddr4& a = wire.ffda_netaddrs.multipath_list4_val[i];
-            out->addrs.push_back(
+            out.addrs.push_back(
                 {a.r_netid != nullptr ? a.r_netid : "", a.r_addr != nullptr ? a.r_addr : ""});
         }
         for (u_int i = 0; i < wire.ffda_versions.ffda_versions_len; i++) {
             const ff_device_versions4& v = wire.ffda_versions.ffda_versions_val[i];
-            out->versions.push_back({v.ffdv_version, v.ffdv_minorversion, v.ffdv_rsize,
-                                     v.ffdv_wsize, v.ffdv_tightly_coupled != 0});
+            out.versions.push_back({v.ffdv_version, v.ffdv_minorversion, v.ffdv_rsize, v.ffdv_wsize,
+                                    v.ffdv_tightly_coupled != 0});
         }
-    }
-    xdr_free(reinterpret_cast<xdrproc_t>(xdr_ff_device_addr4), &wire);
-    return out;
+        return out;
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -226,24 +241,11 @@ bool encode_layout(XDR* xdrs, const Layout& layout) {
 }
 
 std::optional<Layout> decode_layout(const void* body, std::size_t len) {
-    // No bytes decode as neither (each starts with a count); and no XDR stream over NULL.
-    if (body == nullptr)
-        return std::nullopt;
-    const AlignedBytes aligned(body, len);
-    body = aligned.data();
-    XDR xdrs;
-    xdrmem_create(&xdrs, static_cast<char*>(const_cast<void*>(body)), static_cast<u_int>(len),
-                  XDR_DECODE);
-    ff_layout4 wire{};
-    const bool ok = xdr_ff_layout4(&xdrs, &wire) && xdr_getpos(&xdrs) == len;
-    xdr_destroy(&xdrs);
-
-    std::optional<Layout> out;
-    if (ok) {
-        out.emplace();
-        out->stripe_unit = wire.ffl_stripe_unit;
-        out->flags = enum_bits(wire.ffl_flags);
-        out->stats_collect_hint = wire.ffl_stats_collect_hint;
+    return decode_whole(body, len, xdr_ff_layout4, [](const ff_layout4& wire) {
+        Layout out;
+        out.stripe_unit = wire.ffl_stripe_unit;
+        out.flags = enum_bits(wire.ffl_flags);
+        out.stats_collect_hint = wire.ffl_stats_collect_hint;
         for (u_int m = 0; m < wire.ffl_mirrors.ffl_mirrors_len; m++) {
             const ff_mirror4& wm = wire.ffl_mirrors.ffl_mirrors_val[m];
             LayoutMirror mirror;
@@ -262,11 +264,10 @@ std::optional<Layout> decode_layout(const void* body, std::size_t len) {
                 s.group.assign(w.ffds_group.utf8string_val, w.ffds_group.utf8string_len);
                 mirror.data_servers.push_back(std::move(s));
             }
-            out->mirrors.push_back(std::move(mirror));
+            out.mirrors.push_back(std::move(mirror));
         }
-    }
-    xdr_free(reinterpret_cast<xdrproc_t>(xdr_ff_layout4), &wire);
-    return out;
+        return out;
+    });
 }
 
 std::optional<std::uint32_t> parse_numeric_owner(std::string_view owner) {
