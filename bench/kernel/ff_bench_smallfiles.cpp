@@ -48,34 +48,28 @@ double rate(const std::string& out, int files) {
     return end > start ? files / (end - start) : 0;
 }
 
+// A guest shell command that runs `work` in `dir` between two reads of /proc/uptime and
+// prints "<start> <end>" (what rate() reads).
+std::string timed_in(const std::string& dir, const std::string& work) {
+    return "cd " + dir + " && read s _ < /proc/uptime && " + work +
+           " && read e _ < /proc/uptime && echo $s $e";
+}
+
+// `step` for each of f0 .. f<files - 1> ($i the number), stopping at the first failure.
+std::string for_each_file(int files, const std::string& step) {
+    return "i=0 && while [ $i -lt " + std::to_string(files) + " ]; do " + step +
+           " || exit 1; i=$((i+1)); done";
+}
+
 Phases run_round(GuestVm& vm, const std::string& dir, int files, int round) {
     const std::string d = dir + "/r" + std::to_string(round);
-    const std::string n = std::to_string(files);
     Phases p;
     vm.must("mkdir -p " + d);
-    p.creates = rate(vm.must("cd " + d +
-                                 " && read s _ < /proc/uptime && i=0 && "
-                                 "while [ $i -lt " +
-                                 n +
-                                 " ]; do printf '%4096s' x > f$i || exit 1; "
-                                 "i=$((i+1)); done && read e _ < /proc/uptime && echo $s $e",
-                             600s),
-                     files);
+    p.creates =
+        rate(vm.must(timed_in(d, for_each_file(files, "printf '%4096s' x > f$i")), 600s), files);
     vm.must("sync && echo 3 > /proc/sys/vm/drop_caches");
-    p.stats = rate(vm.must("cd " + d +
-                               " && read s _ < /proc/uptime && i=0 && "
-                               "while [ $i -lt " +
-                               n +
-                               " ]; do [ -f f$i ] || exit 1; "
-                               "i=$((i+1)); done && read e _ < /proc/uptime && echo $s $e",
-                           600s),
-                   files);
-    p.removes = rate(vm.must("cd " + d +
-                                 " && read s _ < /proc/uptime && rm -f f* && "
-                                 "read e _ < /proc/uptime && echo $s $e && cd / && rmdir " +
-                                 d,
-                             600s),
-                     files);
+    p.stats = rate(vm.must(timed_in(d, for_each_file(files, "[ -f f$i ]")), 600s), files);
+    p.removes = rate(vm.must(timed_in(d, "rm -f f*") + " && cd / && rmdir " + d, 600s), files);
     return p;
 }
 

@@ -36,10 +36,12 @@ std::uint64_t data_file_size(Cluster& cluster, std::uint64_t fileid) {
 void start_chunk_writer(GuestVm& vm, const std::string& name, unsigned chunks) {
     const std::string n = std::to_string(chunks);
     vm.must("dd if=/dev/urandom of=/tmp/" + name + " bs=64k count=" + n + " 2>/dev/null");
-    vm.must("(exec 4>/mnt/" + name + "; i=0; while [ $i -lt " + n + " ]; do " + "dd if=/tmp/" +
-            name + " bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4; " +
-            "i=$((i+1)); sleep 1; done; exec 4>&-; echo closed > /tmp/" + name + ".done) > /tmp/" +
-            name + ".log 2>&1 &");
+    const std::string one_chunk =
+        "dd if=/tmp/" + name + " bs=65536 skip=$i count=1 conv=fsync 2>/dev/null >&4";
+    const std::string writer = "exec 4>/mnt/" + name + "; i=0; while [ $i -lt " + n + " ]; do " +
+                               one_chunk + "; i=$((i+1)); sleep 1; done; " +
+                               "exec 4>&-; echo closed > /tmp/" + name + ".done";
+    vm.must("(" + writer + ") > /tmp/" + name + ".log 2>&1 &");
 }
 
 } // namespace

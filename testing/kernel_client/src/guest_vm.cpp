@@ -124,40 +124,25 @@ GuestVm::GuestVm(GuestOptions options) : options_(std::move(options)) {
     const fs::path& socket_path = socket_path_;
 
     harness::SpawnOptions spawn;
+    // QEMU's options, one option and its value to a line.
+    // clang-format off
     spawn.argv = {
         "/usr/bin/qemu-system-x86_64",
         // The paravirtual KVM here hangs Debian's kernel at boot: TCG only.
-        "-accel",
-        "tcg",
-        "-cpu",
-        "max",
-        "-smp",
-        "1",
-        "-m",
-        std::to_string(options_.memory_mib),
-        "-nodefaults",
-        "-no-user-config",
-        "-display",
-        "none",
-        "-no-reboot",
-        "-kernel",
-        kernel_image().string(),
-        "-initrd",
-        kernel_initramfs().string(),
-        "-append",
-        "console=ttyS0 loglevel=4 panic=-1 ff.host=" + node_name_,
-        "-serial",
-        "file:" + (dir_ / "console.log").string(),
-        "-chardev",
-        "socket,id=control,path=" + socket_path.string() + ",server=on,wait=off",
-        "-serial",
-        "chardev:control",
+        "-accel", "tcg", "-cpu", "max", "-smp", "1",
+        "-m", std::to_string(options_.memory_mib),
+        "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+        "-kernel", kernel_image().string(),
+        "-initrd", kernel_initramfs().string(),
+        "-append", "console=ttyS0 loglevel=4 panic=-1 ff.host=" + node_name_,
+        "-serial", "file:" + (dir_ / "console.log").string(),
+        "-chardev", "socket,id=control,path=" + socket_path.string() + ",server=on,wait=off",
+        "-serial", "chardev:control",
         // User-mode networking only; no option ROM (ipxe is not needed to boot -kernel).
-        "-netdev",
-        "user,id=net0",
-        "-device",
-        "virtio-net-pci,netdev=net0,romfile=",
+        "-netdev", "user,id=net0",
+        "-device", "virtio-net-pci,netdev=net0,romfile=",
     };
+    // clang-format on
     spawn.output = dir_ / "qemu.log";
     spawn.stderr_to_stdout = true;
     qemu_ = harness::ChildProcess(spawn);
