@@ -174,6 +174,7 @@ Counters stats(Export& exp) {
     add("cache.layoutcommits", c.layoutcommits);
     add("cache.mds_setattrs", c.mds_setattrs);
     add("cache.updates_in_place", c.updates_in_place);
+    add("cache.updates_through_anchor", c.updates_through_anchor);
 
     // The data path (core/mds/counters.hpp).
     const mds::DataPathCounters& d = exp.counters();

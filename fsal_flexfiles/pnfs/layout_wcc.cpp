@@ -194,6 +194,7 @@ nfsstat4 apply_body(Export* exp, fsal_obj_handle* obj_hdl, state_t* state,
                 .count();
         policy.limits.max_ctime = NfsTime{wall_clock_now().ns + skew_ns};
         policy.stale_mirrors = exp->stale_mirrors().of(files.file_id);
+        policy.anchor = &handle->cache_anchor;
 
         ApplyOutcome out;
         LayoutAuthority authority = LayoutAuthority::None;

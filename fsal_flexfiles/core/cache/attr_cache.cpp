@@ -43,6 +43,7 @@ enum Counter : std::size_t {
     kMdsSetattrs,
     kRetries,
     kInPlace,
+    kThroughAnchor,
     kAllocFailures,
     kNumCounters
 };
@@ -146,7 +147,44 @@ std::vector<Record>& thread_scratch() {
 // shape, or publish it as a new snapshot in its place. A snapshot that left the table
 // before the writer took it is looked up again, so edit() must start from the draft
 // every time.
-template <class Edit> AttrCache::Published AttrCache::publish(FileId file, Edit&& edit) {
+// The in-place case of publish() through the file's anchor, without the table: nullopt
+// when it does not apply (no snapshot in the anchor, one that left the table, or an edit
+// that changes the snapshot's shape), and the caller goes through the table. A snapshot
+// the writer takes (lock_for_write) is the file's current one: one that left the table
+// never has its word released, and none can leave while the writer holds it.
+template <class Edit>
+std::optional<AttrCache::Published> AttrCache::publish_in_place(const CacheAnchor& anchor,
+                                                                FileId file, Edit& edit) {
+    ReadSection rs;
+    // Read in the section: the anchor gives up a snapshot before it is retired (follow()).
+    auto* s =
+        static_cast<Snapshot*>(const_cast<void*>(anchor.current_.load(std::memory_order_acquire)));
+    if (s == nullptr || s->file != file || !snapshot_table::lock_for_write(s)) {
+        return std::nullopt;
+    }
+    Draft draft(s, thread_scratch());
+    if (!edit(draft)) {
+        snapshot_table::unlock_after_write(s, false);
+        return Published::Unchanged; // edit() reported its outcomes
+    }
+    if (!draft.fits(*s)) {
+        snapshot_table::unlock_after_write(s, false); // nothing written: the table's way
+        return std::nullopt;
+    }
+    draft.write_into(*s);
+    snapshot_table::unlock_after_write(s, true);
+    counters_->add(kInPlace);
+    counters_->add(kThroughAnchor);
+    return Published::Yes;
+}
+
+template <class Edit>
+AttrCache::Published AttrCache::publish(FileId file, Edit&& edit, const CacheAnchor* anchor) {
+    if (anchor != nullptr) {
+        if (const std::optional<Published> p = publish_in_place(*anchor, file, edit)) {
+            return *p;
+        }
+    }
     std::vector<Record>& scratch = thread_scratch();
     for (;;) {
         ReadSection rs;
@@ -240,6 +278,18 @@ void AttrCache::wait_for_reclaim() {
 WccResult AttrCache::apply_wcc(FileId file, Iomode iomode, std::span<const WccReport> reports,
                                std::span<Outcome> per_entry, std::int64_t now_ns,
                                const ReportLimits& limits) {
+    return apply_wcc_at(nullptr, file, iomode, reports, per_entry, now_ns, limits);
+}
+
+WccResult AttrCache::apply_wcc(const CacheAnchor& anchor, FileId file, Iomode iomode,
+                               std::span<const WccReport> reports, std::span<Outcome> per_entry,
+                               std::int64_t now_ns, const ReportLimits& limits) {
+    return apply_wcc_at(&anchor, file, iomode, reports, per_entry, now_ns, limits);
+}
+
+WccResult AttrCache::apply_wcc_at(const CacheAnchor* anchor, FileId file, Iomode iomode,
+                                  std::span<const WccReport> reports, std::span<Outcome> per_entry,
+                                  std::int64_t now_ns, const ReportLimits& limits) {
     const ApplyRules rules = client_report_rules(iomode, limits);
     const bool want_outcomes = per_entry.size() == reports.size();
     WccResult res;
@@ -277,7 +327,7 @@ WccResult AttrCache::apply_wcc(FileId file, Iomode iomode, std::span<const WccRe
         }
         return changed;
     };
-    if (publish(file, edit) == Published::OutOfMemory) {
+    if (publish(file, edit, anchor) == Published::OutOfMemory) {
         res = WccResult{};
         res.out_of_memory = true;
         if (want_outcomes) {
@@ -529,6 +579,7 @@ CacheStats AttrCache::stats() const {
     s.mds_setattrs = c.sum(kMdsSetattrs);
     s.publish_retries = c.sum(kRetries);
     s.updates_in_place = c.sum(kInPlace);
+    s.updates_through_anchor = c.sum(kThroughAnchor);
     s.alloc_failures = c.sum(kAllocFailures);
     s.files = files();
     s.snapshots_retired = snapshots_retired();

@@ -55,8 +55,9 @@ struct CacheStats {
     std::uint64_t ds_getattr_stale = 0;
     std::uint64_t layoutcommits = 0;
     std::uint64_t mds_setattrs = 0;
-    std::uint64_t publish_retries = 0;  // a writer found the snapshot gone and looked again
-    std::uint64_t updates_in_place = 0; // updates written into the file's snapshot
+    std::uint64_t publish_retries = 0;        // a writer found the snapshot gone and looked again
+    std::uint64_t updates_in_place = 0;       // updates written into the file's snapshot
+    std::uint64_t updates_through_anchor = 0; // ... of them reached through its anchor
     std::uint64_t alloc_failures = 0;
     std::uint64_t files = 0; // files in the table now
     // Process-wide (all caches): snapshots handed to call_rcu, and freed by it.
@@ -100,6 +101,12 @@ public:
     WccResult apply_wcc(FileId file, Iomode iomode, std::span<const WccReport> reports,
                         std::span<Outcome> per_entry = {}, std::int64_t now_ns = monotonic_now_ns(),
                         const ReportLimits& limits = {});
+    /// The same through the file's anchor: an update that keeps the snapshot's shape (a
+    /// writer's next report) reaches it with one load instead of a hash probe; any other,
+    /// or one through an anchor that is not attached, goes through the table.
+    WccResult apply_wcc(const CacheAnchor& anchor, FileId file, Iomode iomode,
+                        std::span<const WccReport> reports, std::span<Outcome> per_entry = {},
+                        std::int64_t now_ns = monotonic_now_ns(), const ReportLimits& limits = {});
 
     /// The MDS's own GETATTR answer (or post-op attributes of its own I/O); issued_ns is when
     /// the request was sent: it orders the answer against barriers, and the answer replaces
@@ -158,7 +165,13 @@ private:
     struct Counters; // striped counters and the file count (attr_cache.cpp)
     enum class Published : std::uint8_t;
 
-    template <class Edit> Published publish(FileId file, Edit&& edit);
+    template <class Edit>
+    Published publish(FileId file, Edit&& edit, const CacheAnchor* anchor = nullptr);
+    template <class Edit>
+    std::optional<Published> publish_in_place(const CacheAnchor& anchor, FileId file, Edit& edit);
+    WccResult apply_wcc_at(const CacheAnchor* anchor, FileId file, Iomode iomode,
+                           std::span<const WccReport> reports, std::span<Outcome> per_entry,
+                           std::int64_t now_ns, const ReportLimits& limits);
     std::uint64_t next_generation() noexcept;
     static void follow(CacheAnchor* anchor, const void* snapshot,
                        std::uint64_t generation) noexcept;

@@ -106,7 +106,11 @@ ApplyOutcome apply_layout_wcc(AttrCache& cache, const mds::DataFileMap& map,
         const Iomode io =
             authority == LayoutAuthority::ReadWrite ? Iomode::ReadWrite : Iomode::Read;
         std::pmr::vector<Outcome> applied(to_apply.size(), Outcome::IgnoredUnmatched, &scratch);
-        out.cache = cache.apply_wcc(map.file_id, io, to_apply, applied, now_ns, policy.limits);
+        out.cache =
+            policy.anchor != nullptr
+                ? cache.apply_wcc(*policy.anchor, map.file_id, io, to_apply, applied, now_ns,
+                                  policy.limits)
+                : cache.apply_wcc(map.file_id, io, to_apply, applied, now_ns, policy.limits);
         for (std::size_t j = 0; j < applied.size(); ++j) {
             outcome[report_of[j]] = applied[j];
         }

@@ -55,6 +55,9 @@ struct ApplyPolicy {
     bool trust_wcc = true;
     ReportLimits limits;                      // max_ctime = wall clock + WCC_Max_Ctime_Skew
     std::vector<std::uint32_t> stale_mirrors; // the file's stale mirrors now
+    // The file's anchor (attr_cache.hpp) when its FSAL object holds one: a report reaches
+    // the file's snapshot without a hash probe.
+    const CacheAnchor* anchor = nullptr;
 };
 
 /// A data file whose owner or group differs from the fencing credentials.

@@ -28,7 +28,10 @@ bool attrmask_is_table1(const Fattr4View& attrs) {
 
 Validation validate_entries(std::span<const BodyEntry> entries, const AttrDecoder& decode,
                             std::pmr::memory_resource* mr) {
-    Validation v{.attrs = std::pmr::vector<DsAttrs>(mr)};
+    Validation v{.status = BodyStatus::Ok,
+                 .bad_entry = 0,
+                 .why = {},
+                 .attrs = std::pmr::vector<DsAttrs>(mr)};
     // Masks first: a request naming an attribute LAYOUT_WCC does not carry is refused
     // whole before any value is looked at.
     for (std::size_t i = 0; i < entries.size(); ++i) {

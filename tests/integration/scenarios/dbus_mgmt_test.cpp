@@ -282,6 +282,7 @@ TEST_F(DbusMgmt, ListShowsThreeUpDataServersAndStatsCountLayoutWcc) {
     EXPECT_EQ(after.at("wcc.entries_applied"), before.at("wcc.entries_applied") + 1);
     EXPECT_GT(after.at("cache.files"), 0u);
     EXPECT_EQ(after.count("cache.updates_in_place"), 1u); // the unit tests say when it moves
+    EXPECT_EQ(after.count("cache.updates_through_anchor"), 1u);
     EXPECT_EQ(after.at("data_path.files_placed"), before.at("data_path.files_placed") + 1);
     EXPECT_EQ(after.at("layout.layoutgets_rw"), before.at("layout.layoutgets_rw") + 1);
     EXPECT_EQ(total_files(list()), 1u);

@@ -3,9 +3,11 @@
 // The attribute cache's anchors (CacheAnchor, attr_cache.hpp): a file's way in from its FSAL
 // object. An attached anchor follows every publication of the file, so merged() through it
 // equals merged() through the table; detach(), forget() and a second anchor each leave it
-// empty, and reads through an empty anchor go to the table. Then a stress: readers through
-// anchors while two writers update, anchors are attached and detached, and files are
-// forgotten: no read is torn, none goes back in time, and every retired snapshot is freed.
+// empty, and reads through an empty anchor go to the table. A writer's next report goes
+// through the anchor too (apply_wcc), and any other through the table. Then a stress:
+// readers through anchors while two writers update (through the table and through the
+// anchors), anchors are attached and detached, and files are forgotten: no read is torn,
+// none goes back in time, and every retired snapshot is freed.
 #include "cache/attr_cache.hpp"
 #include "versioned_attrs.hpp"
 
@@ -39,6 +41,16 @@ void update(AttrCache& cache, FileId file, std::uint64_t n) {
     assert_int_equal(cache.apply_wcc(file, Iomode::ReadWrite, r).applied, 2);
 }
 
+// The same report through an anchor (LAYOUT_WCC's way: the FSAL object's anchor).
+void update_via(AttrCache& cache, const CacheAnchor& a, FileId file, std::uint64_t n) {
+    const std::array<WccReport, 2> r{WccReport{kM0, encode(n)}, WccReport{kM1, encode(n)}};
+    assert_int_equal(cache.apply_wcc(a, file, Iomode::ReadWrite, r).applied, 2);
+}
+
+std::uint64_t through_anchor(const AttrCache& cache) {
+    return cache.stats().updates_through_anchor;
+}
+
 std::uint64_t size_via(const AttrCache& cache, const CacheAnchor& a, FileId file) {
     const auto m = cache.merged(a, file);
     return m && m->attrs.has(kAttrSize) ? m->attrs.size : ~0ull;
@@ -62,6 +74,54 @@ void an_attached_anchor_follows_every_update(void**) {
     update(cache, 1, 12);
     assert_false(a.attached());                                           // detached for good
     assert_int_equal(size_via(cache, a, 1), cache.merged(1)->attrs.size); // the table's
+}
+
+// A writer's next report reaches the file's snapshot through its anchor, without the
+// table; a report that changes the snapshot's shape, one for another file and one through
+// an anchor that is not attached go through the table, with the same outcome.
+void an_update_through_the_anchor_writes_the_snapshot_in_place(void**) {
+    AttrCache cache(16);
+    CacheAnchor a;
+    update_via(cache, a, 1, 10); // not attached yet
+    assert_int_equal(through_anchor(cache), 0);
+    assert_int_equal(cache.merged(1)->attrs.size, 10);
+
+    cache.attach(1, a);
+    update_via(cache, a, 1, 11);
+    assert_int_equal(through_anchor(cache), 1);
+    assert_int_equal(cache.merged(1)->attrs.size, 11);
+    assert_int_equal(size_via(cache, a, 1), 11);
+
+    // A third data file: a new snapshot, published through the table; the anchor follows.
+    constexpr DataFileSlot kM2{2, 0};
+    const std::array<WccReport, 1> third{WccReport{kM2, encode(12)}};
+    assert_int_equal(cache.apply_wcc(a, 1, Iomode::ReadWrite, third).applied, 1);
+    assert_int_equal(through_anchor(cache), 1);
+    assert_int_equal(cache.merged(a, 1)->data_files, 3);
+    update_via(cache, a, 1, 13);
+    assert_int_equal(through_anchor(cache), 2);
+    assert_int_equal(size_via(cache, a, 1), cache.merged(1)->attrs.size);
+
+    // The anchor names file 1: file 2's report goes through the table, file 1 is untouched.
+    update_via(cache, a, 2, 5);
+    assert_int_equal(through_anchor(cache), 2);
+    assert_int_equal(cache.merged(2)->attrs.size, 5);
+    assert_int_equal(cache.merged(1)->data_files, 3);
+
+    // A stale report through the anchor changes nothing and is told so.
+    const std::array<WccReport, 1> old{WccReport{kM0, encode(1)}};
+    const WccResult stale = cache.apply_wcc(a, 1, Iomode::ReadWrite, old);
+    assert_int_equal(stale.applied, 0);
+    assert_int_equal(stale.ignored_stale, 1);
+
+    cache.detach(1, a);
+    update_via(cache, a, 1, 14);
+    assert_int_equal(through_anchor(cache), 2);
+    assert_int_equal(cache.merged(1)->attrs.size, cache.merged(a, 1)->attrs.size);
+    cache.forget(1);
+    update_via(cache, a, 1, 15); // the file comes back, through the table
+    assert_int_equal(through_anchor(cache), 2);
+    assert_int_equal(cache.merged(1)->data_files, 2);
 }
 
 void attaching_a_file_the_cache_does_not_know_gives_it_an_empty_snapshot(void**) {
@@ -118,7 +178,10 @@ void readers_through_anchors_never_see_torn_or_older_snapshots(void**) {
         while (!stop.load(std::memory_order_relaxed)) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             const FileId f = (x % (kFiles / 2)) * 2 + parity;
-            update(cache, f, version.fetch_add(1) + 1);
+            if (x & 1)
+                update(cache, f, version.fetch_add(1) + 1);
+            else
+                update_via(cache, anchors[f], f, version.fetch_add(1) + 1);
             if (x % 1009 == 0)
                 cache.forget(f);
         }
@@ -178,6 +241,7 @@ void readers_through_anchors_never_see_torn_or_older_snapshots(void**) {
     assert_int_equal(s1.torn + s2.torn, 0);
     assert_int_equal(s1.backwards + s2.backwards, 0);
     assert_true(s1.attached_reads > 1000 && s2.attached_reads > 1000);
+    assert_true(after.updates_through_anchor > 1000);
     assert_int_equal(after.snapshots_freed - before.snapshots_freed,
                      after.snapshots_retired - before.snapshots_retired);
 }
@@ -187,6 +251,7 @@ void readers_through_anchors_never_see_torn_or_older_snapshots(void**) {
 int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_attached_anchor_follows_every_update),
+        cmocka_unit_test(an_update_through_the_anchor_writes_the_snapshot_in_place),
         cmocka_unit_test(attaching_a_file_the_cache_does_not_know_gives_it_an_empty_snapshot),
         cmocka_unit_test(forget_and_a_second_anchor_empty_the_first),
         cmocka_unit_test(readers_through_anchors_never_see_torn_or_older_snapshots),
