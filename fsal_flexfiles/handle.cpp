@@ -414,14 +414,6 @@ void init_handle_ops(fsal_obj_ops& ops) noexcept {
     ops.handle_cmp = handle_cmp;
     ops.is_referral = is_referral;
 
-    // pNFS MDS: layoutget, layoutreturn and layoutcommit are this FSAL's,
-    // never the sub-FSAL's (its layouts would name the wrong servers); layout/
-    // sets them here. Until then the defaults answer (LAYOUTGET:
-    // NFS4ERR_LAYOUTUNAVAILABLE, the others NFS4ERR_NOTSUPP).
-#if FF_FSAL_HAS_LAYOUT_WCC
-    ops.layout_wcc = layout_wcc;
-#endif
-
     init_file_ops(ops);
     init_xattr_ops(ops);
 }

@@ -261,7 +261,7 @@ enum nfs_req_result nfs4_op_layout_wcc(struct nfs_argop4 *op,
 	 * layout_state stays referenced until out.
 	 */
 	status = data->current_obj->obj_ops->layout_wcc(
-	    data->current_obj, args->lowa_type, layout_state, &body);
+	    data->current_obj, args->lowa_type, layout_state, &body, NULL);
 
 	status = layout_wcc_fsal_status(status);
 

@@ -291,11 +291,10 @@ bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexc
     }
 }
 
-void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept {
+void push_data_attrs_to_mdcache(Export& exp, Handle& handle, fsal_attrlist* changed) noexcept {
     const fsal_up_vector* up = exp.up_ops;
     if (up == nullptr || handle.key.empty())
         return;
-    gsh_buffdesc key = mdcache_key(handle);
     try {
         const std::int64_t ns_ctime = handle.namespace_ctime_ns.load(std::memory_order_relaxed);
         std::optional<MergedAttrs> merged;
@@ -308,11 +307,18 @@ void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept {
             view.has_change = true;
             view.change = handle.namespace_change.load(std::memory_order_relaxed);
             const std::uint16_t set = overlay(*merged, view);
-            fsal_attrlist attrs{};
+            fsal_attrlist local{};
+            fsal_attrlist& attrs = changed != nullptr ? *changed : local;
             write_back(view, set, attrs);
-            // mdc_up_update moves the times forward only, sets size, space_used and change.
-            if (attrs.valid_mask != 0 && !FSAL_IS_ERROR(up->update(up, &key, &attrs, 0)))
-                return;
+            if (attrs.valid_mask != 0) {
+                if (changed != nullptr)
+                    return; // MDCACHE takes them into the entry it holds (patch 0022)
+                // mdc_up_update moves the times forward only, sets size, space_used and
+                // change (so does MDCACHE with `changed`: the same code).
+                gsh_buffdesc key = mdcache_key(handle);
+                if (!FSAL_IS_ERROR(up->update(up, &key, &attrs, 0)))
+                    return;
+            }
         }
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "%s: LAYOUT_WCC fileid %" PRIu64 ": %s", exp.label().c_str(),

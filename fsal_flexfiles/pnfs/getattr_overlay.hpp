@@ -32,11 +32,13 @@ fsal_status_t overlay_data_attrs(Export& exp, Handle& handle, const mds::DataFil
 bool overlay_from_cache(Export& exp, Handle& handle, fsal_attrlist* attrs) noexcept;
 
 // After a LAYOUT_WCC changed the cache: tells MDCACHE the file's new data attributes (the
-// overlay of the cache's merged view on the namespace attributes last seen) through its
-// update up-call, so that the GETATTR that follows in the compound is answered by MDCACHE
-// without a getattrs down to the sub-FSAL. When it cannot say (no namespace attributes seen
-// yet, nothing merged, the up-call refused), MDCACHE is told to stop trusting them instead.
-void push_data_attrs_to_mdcache(Export& exp, Handle& handle) noexcept;
+// overlay of the cache's merged view on the namespace attributes last seen), so that the
+// GETATTR that follows in the compound is answered by MDCACHE without a getattrs down to
+// the sub-FSAL. Into `changed` when MDCACHE passed one down with the method (it takes them
+// into the entry it holds, patch 0022), else through its update up-call. When it cannot
+// say (no namespace attributes seen yet, nothing merged, the up-call refused), MDCACHE is
+// told to stop trusting them instead.
+void push_data_attrs_to_mdcache(Export& exp, Handle& handle, fsal_attrlist* changed) noexcept;
 
 // Makes MDCACHE stop trusting the file's attributes (its invalidate up-call): the next
 // GETATTR reaches overlay_from_cache / overlay_data_attrs.

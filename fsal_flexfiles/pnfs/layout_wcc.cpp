@@ -145,8 +145,8 @@ private:
 
 } // namespace
 
-nfsstat4 apply_body(Export* exp, fsal_obj_handle* obj_hdl, state_t* state,
-                    const gsh_buffdesc* body) noexcept {
+nfsstat4 apply_body(Export* exp, fsal_obj_handle* obj_hdl, state_t* state, const gsh_buffdesc* body,
+                    fsal_attrlist* changed) noexcept {
     WccCounters& counters = exp->wcc_counters();
     try {
         // The entries and their decoded values live in an arena on this frame for bodies of
@@ -260,12 +260,12 @@ nfsstat4 apply_body(Export* exp, fsal_obj_handle* obj_hdl, state_t* state,
                     exp->label().c_str(), obj_hdl->fileid, out.cache.ignored_future,
                     static_cast<long long>(exp->config().wcc_max_ctime_skew.count()),
                     out.stale_mirror);
-        // MDCACHE keeps trusting its attributes through LAYOUT_WCC (patch 0004): it is told
-        // what changed, after the state lock is gone (the up-call takes MDCACHE's locks). A
+        // MDCACHE keeps trusting its attributes through LAYOUT_WCC (patches 0004, 0022): it
+        // is told what changed, after the state lock is gone (it takes its own locks). A
         // report that only renewed what the cache held (a client repeating itself) changes
         // nothing MDCACHE holds or will ask for.
         if (out.cache.changed != 0)
-            push_data_attrs_to_mdcache(*exp, *handle);
+            push_data_attrs_to_mdcache(*exp, *handle, changed);
         if (!out.repairs.empty())
             send_repairs(*exp, files, out.repairs);
         return NFS4_OK;
@@ -277,13 +277,13 @@ nfsstat4 apply_body(Export* exp, fsal_obj_handle* obj_hdl, state_t* state,
 }
 
 nfsstat4 layout_wcc(fsal_obj_handle* obj_hdl, layouttype4 type, state_t* state,
-                    const gsh_buffdesc* body) noexcept {
+                    const gsh_buffdesc* body, fsal_attrlist* changed) noexcept {
     Export* exp = current_export();
     if (type != LAYOUT4_FLEX_FILES)
         return NFS4ERR_UNKNOWN_LAYOUTTYPE;
     if (exp == nullptr || !export_supports_layout_wcc(exp))
         return NFS4ERR_NOTSUPP;
-    return apply_body(exp, obj_hdl, state, body);
+    return apply_body(exp, obj_hdl, state, body, changed);
 }
 
 } // namespace
