@@ -155,8 +155,9 @@ CacheAnchor* anchors_of(std::size_t files);
 // A one-entry LAYOUT_WCC of a random file, whose snapshot names its anchor (as every file
 // with an FSAL handle does): the update moves the anchor on. The LAYOUT_WCC path has just
 // resolved the file's handle, so the anchor is hot there: here the anchor of the update 8
-// ahead is prefetched.
-void BM_Update(benchmark::State& state) {
+// ahead is prefetched. Through the table (BM_Update: the file's hash probe) or through the
+// file's anchor (BM_UpdateThroughAnchor: what LAYOUT_WCC does).
+void update_bench(benchmark::State& state, bool through_anchor) {
     const auto n = static_cast<std::size_t>(state.range(0));
     AttrCache& cache = cache_of(n);
     CacheAnchor* anchors = anchors_of(n);
@@ -178,12 +179,22 @@ void BM_Update(benchmark::State& state) {
         ahead[k++ % kAhead] = next;
         const std::array<WccReport, 1> r{
             WccReport{kM0, attrs_at(clock.fetch_add(1, std::memory_order_relaxed))}};
-        applied += cache.apply_wcc(file, Iomode::ReadWrite, r).applied;
+        applied += (through_anchor ? cache.apply_wcc(anchors[file], file, Iomode::ReadWrite, r)
+                                   : cache.apply_wcc(file, Iomode::ReadWrite, r))
+                       .applied;
     }
     state.SetItemsProcessed(state.iterations());
     state.counters["applied_pct"] = benchmark::Counter(100.0 * static_cast<double>(applied) /
                                                            static_cast<double>(state.iterations()),
                                                        benchmark::Counter::kAvgThreads);
+}
+
+void BM_Update(benchmark::State& state) {
+    update_bench(state, false);
+}
+
+void BM_UpdateThroughAnchor(benchmark::State& state) {
+    update_bench(state, true);
 }
 
 // Every file of cache_of(n) with an attached anchor (what each FSAL handle holds), made
@@ -369,6 +380,13 @@ BENCHMARK(BM_Merged)
     ->Threads(2)
     ->UseRealTime();
 BENCHMARK(BM_Update)
+    ->Arg(1'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_UpdateThroughAnchor)
     ->Arg(1'000)
     ->Arg(100'000)
     ->Arg(1'000'000)
