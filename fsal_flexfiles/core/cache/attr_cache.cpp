@@ -142,11 +142,6 @@ std::vector<Record>& thread_scratch() {
 }
 } // namespace
 
-// Take the file's snapshot, copy it into a draft, let edit() change it (it returns whether
-// anything changed), then write the draft back into the snapshot when it has the same
-// shape, or publish it as a new snapshot in its place. A snapshot that left the table
-// before the writer took it is looked up again, so edit() must start from the draft
-// every time.
 // The in-place case of publish() through the file's anchor, without the table: nullopt
 // when it does not apply (no snapshot in the anchor, one that left the table, or an edit
 // that changes the snapshot's shape), and the caller goes through the table. A snapshot
@@ -178,6 +173,12 @@ std::optional<AttrCache::Published> AttrCache::publish_in_place(const CacheAncho
     return Published::Yes;
 }
 
+// Take the file's snapshot, copy it into a draft, let edit() change it (it returns whether
+// anything changed), then write the draft back into the snapshot when it has the same
+// shape, or publish it as a new snapshot in its place. A snapshot that left the table
+// before the writer took it is looked up again, so edit() must start from the draft
+// every time. With the file's anchor, the in-place case is tried first without the
+// table (publish_in_place).
 template <class Edit>
 AttrCache::Published AttrCache::publish(FileId file, Edit&& edit, const CacheAnchor* anchor) {
     if (anchor != nullptr) {
