@@ -142,57 +142,34 @@ std::vector<Record>& thread_scratch() {
 }
 } // namespace
 
-// The in-place case of publish() through the file's anchor, without the table: nullopt
-// when it does not apply (no snapshot in the anchor, one that left the table, or an edit
-// that changes the snapshot's shape), and the caller goes through the table. A snapshot
-// the writer takes (lock_for_write) is the file's current one: one that left the table
-// never has its word released, and none can leave while the writer holds it.
-template <class Edit>
-std::optional<AttrCache::Published> AttrCache::publish_in_place(const CacheAnchor& anchor,
-                                                                FileId file, Edit& edit) {
-    ReadSection rs;
-    // Read in the section: the anchor gives up a snapshot before it is retired (follow()).
-    auto* s =
-        static_cast<Snapshot*>(const_cast<void*>(anchor.current_.load(std::memory_order_acquire)));
-    if (s == nullptr || s->file != file || !snapshot_table::lock_for_write(s)) {
-        return std::nullopt;
-    }
-    Draft draft(s, thread_scratch());
-    if (!edit(draft)) {
-        snapshot_table::unlock_after_write(s, false);
-        return Published::Unchanged; // edit() reported its outcomes
-    }
-    if (!draft.fits(*s)) {
-        snapshot_table::unlock_after_write(s, false); // nothing written: the table's way
-        return std::nullopt;
-    }
-    draft.write_into(*s);
-    snapshot_table::unlock_after_write(s, true);
-    counters_->add(kInPlace);
-    counters_->add(kThroughAnchor);
-    return Published::Yes;
-}
-
 // Take the file's snapshot, copy it into a draft, let edit() change it (it returns whether
 // anything changed), then write the draft back into the snapshot when it has the same
 // shape, or publish it as a new snapshot in its place. A snapshot that left the table
 // before the writer took it is looked up again, so edit() must start from the draft
-// every time. With the file's anchor, the in-place case is tried first without the
-// table (publish_in_place).
+// every time. With the file's anchor, the first try takes the snapshot the anchor names,
+// without the table: a snapshot a writer can take is the file's current one, since one
+// that left the table never has its word released. Only the in-place case is done that
+// way; a new snapshot needs the table's position.
 template <class Edit>
 AttrCache::Published AttrCache::publish(FileId file, Edit&& edit, const CacheAnchor* anchor) {
-    if (anchor != nullptr) {
-        if (const std::optional<Published> p = publish_in_place(*anchor, file, edit)) {
-            return *p;
-        }
-    }
     std::vector<Record>& scratch = thread_scratch();
-    for (;;) {
+    for (bool via_anchor = anchor != nullptr;; via_anchor = false) {
         ReadSection rs;
-        snapshot_table::Position at = snapshot_table::locate(table_, file);
-        if (at.current != nullptr && !snapshot_table::lock_for_write(at.current)) {
-            counters_->add(kRetries);
-            continue;
+        snapshot_table::Position at{file, 0, {}, nullptr};
+        if (via_anchor) {
+            // Read in the section: the anchor gives up a snapshot before it is retired.
+            at.current = static_cast<Snapshot*>(
+                const_cast<void*>(anchor->current_.load(std::memory_order_acquire)));
+            if (at.current == nullptr || at.current->file != file ||
+                !snapshot_table::lock_for_write(at.current)) {
+                continue;
+            }
+        } else {
+            at = snapshot_table::locate(table_, file);
+            if (at.current != nullptr && !snapshot_table::lock_for_write(at.current)) {
+                counters_->add(kRetries);
+                continue;
+            }
         }
         Draft draft(at.current, scratch);
         if (!edit(draft)) {
@@ -205,7 +182,14 @@ AttrCache::Published AttrCache::publish(FileId file, Edit&& edit, const CacheAnc
             draft.write_into(*at.current);
             snapshot_table::unlock_after_write(at.current, true);
             counters_->add(kInPlace);
+            if (via_anchor) {
+                counters_->add(kThroughAnchor);
+            }
             return Published::Yes;
+        }
+        if (via_anchor) { // nothing written: a new snapshot goes through the table
+            snapshot_table::unlock_after_write(at.current, false);
+            continue;
         }
         // Once published, `fresh` may be replaced and retired by another writer at once,
         // and call_rcu writes over its pub: the anchor and generation are read from here.

@@ -167,8 +167,6 @@ private:
 
     template <class Edit>
     Published publish(FileId file, Edit&& edit, const CacheAnchor* anchor = nullptr);
-    template <class Edit>
-    std::optional<Published> publish_in_place(const CacheAnchor& anchor, FileId file, Edit& edit);
     WccResult apply_wcc_at(const CacheAnchor* anchor, FileId file, Iomode iomode,
                            std::span<const WccReport> reports, std::span<Outcome> per_entry,
                            std::int64_t now_ns, const ReportLimits& limits);
