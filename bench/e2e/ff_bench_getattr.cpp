@@ -21,7 +21,10 @@
 //   exact  the same on /exact: what the exact WCC_Max_Age configuration costs
 //   vfs    files on the plain VFS export (reference)
 // Part b: from the same session counts, each session holding an RW layout on its own
-// file, SEQUENCE+PUTFH+LAYOUT_WCC+GETATTR compounds vs SEQUENCE+PUTFH+GETATTR compounds.
+// file, SEQUENCE+PUTFH+LAYOUT_WCC+GETATTR compounds vs SEQUENCE+PUTFH+GETATTR compounds;
+// beside them, to tell what LAYOUT_WCC costs apart: LAYOUT_WCC with no mirrors, GETFH and
+// TEST_STATEID (of the session's layout stateid) in LAYOUT_WCC's place, and GETATTR-only
+// a second time (the control).
 //
 // Data-server GETATTRs are the delta of the data servers' GETATTR counters around each
 // cell (read over dbus while the cell's threads are idle); the client never sends GETATTR
@@ -499,6 +502,14 @@ bool getfh_getattr_once(fc::Session& s, const fc::FileHandle& fh) {
     return s.send(c).ok();
 }
 
+// TEST_STATEID of the session's own layout stateid, which must test valid.
+bool test_stateid_getattr_once(fc::Session& s, const fc::FileHandle& fh, const stateid4& layout) {
+    fc::Compound c;
+    c.putfh(fh).test_stateid({&layout, 1}).getattr(fc::wcc_getattr_attrs());
+    const fc::CompoundResult r = s.send(c);
+    return r.ok() && r.test_stateid(1) == std::vector<std::uint32_t>{NFS4_OK};
+}
+
 bool layout_wcc_once(fc::Session& s, const fc::FileHandle& fh, const stateid4& layout,
                      const std::vector<char>& body, bool with_getattr) {
     fc::Compound c;
@@ -713,6 +724,11 @@ const char* const kCompoundWccEmptyGetattr = "empty-wcc+getattr";
 // operation in the compound costs the MDS (decoding, dispatch, Ganesha's per-operation
 // statistics, encoding, the session slot's cached reply): the floor under LAYOUT_WCC's cost.
 const char* const kCompoundGetfhGetattr = "getfh+getattr";
+// TEST_STATEID of the layout stateid in LAYOUT_WCC's place: Ganesha's own operation that
+// does what LAYOUT_WCC does first (decode a stateid, look it up, check its file, seqid and
+// client) and nothing else: what Ganesha's stateid handling costs the MDS, the floor under
+// an operation that names a layout.
+const char* const kCompoundTestStateidGetattr = "test-stateid+getattr";
 // GETATTR-only a second time: the control, what two identical cells differ by in this run.
 const char* const kCompoundGetattrAgain = "getattr-again";
 // An ff_layout_wcc4 with no mirrors: a valid body that reports nothing.
@@ -720,6 +736,7 @@ const std::vector<char> kNoMirrors(4, '\0');
 
 // The medians tables' column for the GETFH compound.
 const char* const kGetfhHeader = "the same for GETFH in its place (us)";
+const char* const kTestStateidHeader = "the same for TEST_STATEID in its place (us)";
 // The medians tables' last column, and what it means.
 const char* const kBudgetHeader = "what a ratio of 0.9 leaves (us)";
 const char* const kBudgetNote =
@@ -744,13 +761,16 @@ void write_part_b_table(std::ostream& md, const Args& args, const Report& rep) {
           "nothing) + GETATTR, ran beside them: what the operation costs before its first "
           "entry (Ganesha's compound and stateid handling, the FSAL's fixed part); a fourth, "
           "GETFH in LAYOUT_WCC's place (an operation that does next to nothing): what any "
-          "further operation in the compound costs the MDS, the floor under LAYOUT_WCC's "
-          "cost; and a fifth, GETATTR-only again, the control (below the medians). The five "
-          "take turns in a balanced order (a Williams design): over every 10 rounds each runs "
-          "twice in every place, and twice after each of the others.\n\n";
+          "further operation in the compound costs the MDS; a fifth, TEST_STATEID of the "
+          "session's layout stateid in LAYOUT_WCC's place (Ganesha's own operation that "
+          "decodes, looks up and checks a stateid as LAYOUT_WCC does first, and does nothing "
+          "else): what an operation naming the layout costs the MDS before any FSAL work; and "
+          "a sixth, GETATTR-only again, the control (below the medians). The six take turns in "
+          "a balanced order (a Williams design): over every 6 rounds each runs once in every "
+          "place, and once after each of the others.\n\n";
     md << "| sessions | GETATTR-only /s | p50 us | p99 us | LAYOUT_WCC+GETATTR /s | p50 us | "
           "p99 us | ratio | ratio by CPU cost | MDS CPU us/compound (GETATTR-only, +LAYOUT_WCC, "
-          "+LAYOUT_WCC with no mirrors, +GETFH) | "
+          "+LAYOUT_WCC with no mirrors, +GETFH, +TEST_STATEID) | "
           "client CPU "
           "us/compound (same) | MDS context switches per compound (same) | DS GETATTRs (both "
           "cells) | errors |\n";
@@ -760,16 +780,18 @@ void write_part_b_table(std::ostream& md, const Args& args, const Report& rep) {
         const CellResult& w = b.at(kCompoundWccGetattr).at(n);
         const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
         const CellResult& h = b.at(kCompoundGetfhGetattr).at(n);
+        const CellResult& t = b.at(kCompoundTestStateidGetattr).at(n);
         const CellResult& again = b.at(kCompoundGetattrAgain).at(n);
         md << "| " << n << " | " << fmt(g.ops_per_s()) << " | " << fmt(g.p50_us, 1) << " | "
            << fmt(g.p99_us, 1) << " | " << fmt(w.ops_per_s()) << " | " << fmt(w.p50_us, 1) << " | "
            << fmt(w.p99_us, 1) << " | " << fmt(w.ops_per_s() / g.ops_per_s(), 3) << " | "
            << fmt(g.cpu_us_per_op() / w.cpu_us_per_op(), 3) << " | " << fmt(g.mds_us_per_op(), 1)
            << ", " << fmt(w.mds_us_per_op(), 1) << ", " << fmt(e.mds_us_per_op(), 1) << ", "
-           << fmt(h.mds_us_per_op(), 1) << " | " << fmt(g.client_us_per_op(), 1) << ", "
-           << fmt(w.client_us_per_op(), 1) << " | " << fmt(g.mds_switches_per_op(), 2) << ", "
-           << fmt(w.mds_switches_per_op(), 2) << " | " << g.ds_getattrs + w.ds_getattrs << " | "
-           << g.errors + w.errors + e.errors + h.errors + again.errors << " |\n";
+           << fmt(h.mds_us_per_op(), 1) << ", " << fmt(t.mds_us_per_op(), 1) << " | "
+           << fmt(g.client_us_per_op(), 1) << ", " << fmt(w.client_us_per_op(), 1) << " | "
+           << fmt(g.mds_switches_per_op(), 2) << ", " << fmt(w.mds_switches_per_op(), 2) << " | "
+           << g.ds_getattrs + w.ds_getattrs << " | "
+           << g.errors + w.errors + e.errors + h.errors + t.errors + again.errors << " |\n";
     }
     md << "\nCPU per compound: the MDS process's CPU time (its CPU clock, clock_getcpuclockid) and "
           "this "
@@ -854,16 +876,19 @@ void write_part_b_only(const Args& args, const Report& rep) {
     write_part_b_table(md, args, rep);
     md << "\n| sessions | LAYOUT_WCC+GETATTR / GETATTR-only, median | the same by CPU cost | "
           "MDS CPU per LAYOUT_WCC (us), median | the same with no mirrors | "
-       << kGetfhHeader << " | " << kBudgetHeader << " |\n|---:|---:|---:|---:|---:|---:|---:|\n";
+       << kGetfhHeader << " | " << kTestStateidHeader << " | " << kBudgetHeader
+       << " |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for (unsigned n : args.sessions) {
         const CellResult& g = b.at(kCompoundGetattr).at(n);
         const CellResult& w = b.at(kCompoundWccGetattr).at(n);
         const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
         const CellResult& h = b.at(kCompoundGetfhGetattr).at(n);
+        const CellResult& t = b.at(kCompoundTestStateidGetattr).at(n);
         md << "| " << n << " | " << fmt(median_rate_ratio(w, g), 3) << " | "
            << fmt(median_cpu_ratio(w, g), 3) << " | " << fmt(median_mds_us_difference(w, g), 1)
            << " | " << fmt(median_mds_us_difference(e, g), 1) << " | "
-           << fmt(median_mds_us_difference(h, g), 1) << " | " << fmt(budget_at_ratio_09_us(g, w), 1)
+           << fmt(median_mds_us_difference(h, g), 1) << " | "
+           << fmt(median_mds_us_difference(t, g), 1) << " | " << fmt(budget_at_ratio_09_us(g, w), 1)
            << " |\n";
     }
     md << kBudgetNote;
@@ -947,8 +972,8 @@ void write_outputs(const Args& args, const Report& rep) {
           "| sessions | floor / plain VFS | the same by CPU cost | LAYOUT_WCC+GETATTR / "
           "GETATTR-only | the same by CPU cost | MDS CPU per LAYOUT_WCC (us) | the same with no "
           "mirrors (us) | "
-       << kGetfhHeader << " | " << kBudgetHeader
-       << " |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+       << kGetfhHeader << " | " << kTestStateidHeader << " | " << kBudgetHeader
+       << " |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for (unsigned n : args.sessions) {
         const CellResult& f = a.at(kCaseFloor).at(n);
         const CellResult& v = a.at(kCaseVfs).at(n);
@@ -956,11 +981,13 @@ void write_outputs(const Args& args, const Report& rep) {
         const CellResult& w = b.at(kCompoundWccGetattr).at(n);
         const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
         const CellResult& h = b.at(kCompoundGetfhGetattr).at(n);
+        const CellResult& t = b.at(kCompoundTestStateidGetattr).at(n);
         md << "| " << n << " | " << fmt(median_rate_ratio(f, v), 3) << " | "
            << fmt(median_cpu_ratio(f, v), 3) << " | " << fmt(median_rate_ratio(w, g), 3) << " | "
            << fmt(median_cpu_ratio(w, g), 3) << " | " << fmt(median_mds_us_difference(w, g), 1)
            << " | " << fmt(median_mds_us_difference(e, g), 1) << " | "
-           << fmt(median_mds_us_difference(h, g), 1) << " | " << fmt(budget_at_ratio_09_us(g, w), 1)
+           << fmt(median_mds_us_difference(h, g), 1) << " | "
+           << fmt(median_mds_us_difference(t, g), 1) << " | " << fmt(budget_at_ratio_09_us(g, w), 1)
            << " |\n";
     }
     md << kBudgetNote;
@@ -1071,8 +1098,14 @@ void write_outputs(const Args& args, const Report& rep) {
             if (us > 5.0) {
                 us_outside = us_outside && outside && *outside > 5.0;
                 const CellResult& h = b.at(kCompoundGetfhGetattr).at(n);
+                const CellResult& t = b.at(kCompoundTestStateidGetattr).at(n);
+                const double ganesha = median_mds_us_difference(t, g);
                 us_why += "; " + std::to_string(n) + " sessions: " + fmt(us, 1) + " us" + split +
-                          ", GETFH in its place " + fmt(median_mds_us_difference(h, g), 1) + " us";
+                          ", GETFH in its place " + fmt(median_mds_us_difference(h, g), 1) +
+                          " us, TEST_STATEID of the layout in its place " + fmt(ganesha, 1) +
+                          " us (Ganesha's own handling of an operation naming the layout), "
+                          "LAYOUT_WCC above that " +
+                          fmt(median_mds_us_difference(w, t), 1) + " us";
             }
         }
         const auto verdict = [](bool met, bool outside) {
@@ -1261,11 +1294,17 @@ int run(const Args& args) {
             Op getfh_getattr = [&](unsigned t, std::uint64_t) {
                 return getfh_getattr_once(*sessions[t], own[t].file->fh());
             };
+            Op test_stateid_getattr = [&](unsigned t, std::uint64_t) {
+                const LayoutHolder& h = own[t];
+                return test_stateid_getattr_once(*sessions[t], h.file->fh(),
+                                                 h.file->layout().stateid);
+            };
             run_cells(cluster, args, n,
                       {{kCompoundGetattr, getattr_only},
                        {kCompoundWccGetattr, wcc_getattr},
                        {kCompoundWccEmptyGetattr, wcc_empty_getattr},
                        {kCompoundGetfhGetattr, getfh_getattr},
+                       {kCompoundTestStateidGetattr, test_stateid_getattr},
                        {kCompoundGetattrAgain, getattr_only}},
                       RoundOrder::Balanced, rep.b);
             if (profile) {

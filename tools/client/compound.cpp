@@ -326,6 +326,18 @@ Compound& Compound::write(const stateid4& stateid, uint64_t offset, std::span<co
     return add(op, "WRITE " + std::to_string(offset) + "+" + std::to_string(data.size()));
 }
 
+Compound& Compound::test_stateid(std::span<const stateid4> stateids) {
+    nfs_argop4 op = make_op(NFS4_OP_TEST_STATEID);
+    TEST_STATEID4args& t = op.nfs_argop4_u.optest_stateid;
+    t.ts_stateids.ts_stateids_len = static_cast<u_int>(stateids.size());
+    t.ts_stateids.ts_stateids_val = reinterpret_cast<stateid4*>(
+        keep({reinterpret_cast<const char*>(stateids.data()), stateids.size_bytes()}));
+    std::string label = "TEST_STATEID";
+    for (const stateid4& s : stateids)
+        label += " " + format_stateid(s);
+    return add(op, label);
+}
+
 Compound& Compound::commit(uint64_t offset, uint32_t count) {
     nfs_argop4 op = make_op(NFS4_OP_COMMIT);
     op.nfs_argop4_u.opcommit.offset = offset;
@@ -549,6 +561,13 @@ const WRITE4resok& CompoundResult::write(std::size_t i) const {
 
 const COMMIT4resok& CompoundResult::commit(std::size_t i) const {
     return expect(i, NFS4_OP_COMMIT).res.nfs_resop4_u.opcommit.COMMIT4res_u.resok4;
+}
+
+std::vector<uint32_t> CompoundResult::test_stateid(std::size_t i) const {
+    const auto& codes =
+        expect(i, NFS4_OP_TEST_STATEID)
+            .res.nfs_resop4_u.optest_stateid.TEST_STATEID4res_u.tsr_resok4.tsr_status_codes;
+    return {codes.tsr_status_codes_val, codes.tsr_status_codes_val + codes.tsr_status_codes_len};
 }
 
 const SEQUENCE4resok& CompoundResult::sequence_ok() const {

@@ -180,6 +180,8 @@ public:
     Compound& write(const stateid4& stateid, uint64_t offset, std::span<const char> data,
                     stable_how4 stable = FILE_SYNC4);
     Compound& commit(uint64_t offset, uint32_t count);
+    // RFC 8881 section 18.48: whether each stateid is valid for this session's client.
+    Compound& test_stateid(std::span<const stateid4> stateids);
 
     // ---- Session ops (the Session uses these; public for tests). ----
     Compound& sequence(const SEQUENCE4args& args);
@@ -309,6 +311,7 @@ public:
     const READ4resok& read(std::size_t i) const;
     const WRITE4resok& write(std::size_t i) const;
     const COMMIT4resok& commit(std::size_t i) const;
+    std::vector<uint32_t> test_stateid(std::size_t i) const; // each stateid's status
     const SEQUENCE4resok& sequence_ok() const;
     // pNFS results (pnfs_ops.cpp); flex_layout.hpp decodes their bodies.
     const LAYOUTGET4resok& layoutget(std::size_t i) const;
