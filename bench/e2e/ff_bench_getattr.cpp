@@ -734,11 +734,14 @@ const char* const kCompoundGetattrAgain = "getattr-again";
 // An ff_layout_wcc4 with no mirrors: a valid body that reports nothing.
 const std::vector<char> kNoMirrors(4, '\0');
 
-// The medians tables' column for the GETFH compound.
-const char* const kGetfhHeader = "the same for GETFH in its place (us)";
-const char* const kTestStateidHeader = "the same for TEST_STATEID in its place (us)";
-// The medians tables' last column, and what it means.
-const char* const kBudgetHeader = "what a ratio of 0.9 leaves (us)";
+// Both medians tables' LAYOUT_WCC columns (after the session count, and in the full table
+// after part a's), and what the last one means.
+const char* const kWccMediansHeader =
+    "LAYOUT_WCC+GETATTR / GETATTR-only, median | the same by CPU cost | MDS CPU per "
+    "LAYOUT_WCC (us), median | the same with no mirrors (us) | the same for GETFH in its "
+    "place (us) | the same for TEST_STATEID in its place (us) | what a ratio of 0.9 leaves "
+    "(us) |";
+const char* const kWccMediansAlign = "---:|---:|---:|---:|---:|---:|---:|";
 const char* const kBudgetNote =
     "\nWhat a ratio of 0.9 leaves: the MDS CPU per LAYOUT_WCC at which LAYOUT_WCC+GETATTR / "
     "GETATTR-only by CPU cost is 0.9, once this client's own cost of the larger compound is "
@@ -869,31 +872,35 @@ double highest_profiled_op_us(const Args& args, const Report& rep) {
     return most;
 }
 
-// Only part b (--parts b): its table and its medians, for working on LAYOUT_WCC's cost.
-void write_part_b_only(const Args& args, const Report& rep) {
+// One session count's cells under kWccMediansHeader.
+std::string wcc_medians_cells(const Report& rep, unsigned n) {
     const auto& b = rep.b;
-    std::ofstream md = bench::output_file(args.out_dir, "e2e.md");
-    write_part_b_table(md, args, rep);
-    md << "\n| sessions | LAYOUT_WCC+GETATTR / GETATTR-only, median | the same by CPU cost | "
-          "MDS CPU per LAYOUT_WCC (us), median | the same with no mirrors | "
-       << kGetfhHeader << " | " << kTestStateidHeader << " | " << kBudgetHeader
-       << " |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-    for (unsigned n : args.sessions) {
-        const CellResult& g = b.at(kCompoundGetattr).at(n);
-        const CellResult& w = b.at(kCompoundWccGetattr).at(n);
-        const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
-        const CellResult& h = b.at(kCompoundGetfhGetattr).at(n);
-        const CellResult& t = b.at(kCompoundTestStateidGetattr).at(n);
-        md << "| " << n << " | " << fmt(median_rate_ratio(w, g), 3) << " | "
-           << fmt(median_cpu_ratio(w, g), 3) << " | " << fmt(median_mds_us_difference(w, g), 1)
-           << " | " << fmt(median_mds_us_difference(e, g), 1) << " | "
-           << fmt(median_mds_us_difference(h, g), 1) << " | "
-           << fmt(median_mds_us_difference(t, g), 1) << " | " << fmt(budget_at_ratio_09_us(g, w), 1)
-           << " |\n";
-    }
+    const CellResult& g = b.at(kCompoundGetattr).at(n);
+    const CellResult& w = b.at(kCompoundWccGetattr).at(n);
+    std::string cells = " " + fmt(median_rate_ratio(w, g), 3) + " | " +
+                        fmt(median_cpu_ratio(w, g), 3) + " | " +
+                        fmt(median_mds_us_difference(w, g), 1) + " |";
+    for (const char* beside :
+         {kCompoundWccEmptyGetattr, kCompoundGetfhGetattr, kCompoundTestStateidGetattr})
+        cells += " " + fmt(median_mds_us_difference(b.at(beside).at(n), g), 1) + " |";
+    return cells + " " + fmt(budget_at_ratio_09_us(g, w), 1) + " |";
+}
+
+// What follows both medians tables: the budget's meaning, the control, the profile.
+void write_after_medians(std::ostream& md, const Args& args, const Report& rep) {
     md << kBudgetNote;
     write_control_table(md, args, rep);
     write_profile_table(md, args, rep);
+}
+
+// Only part b (--parts b): its table and its medians, for working on LAYOUT_WCC's cost.
+void write_part_b_only(const Args& args, const Report& rep) {
+    std::ofstream md = bench::output_file(args.out_dir, "e2e.md");
+    write_part_b_table(md, args, rep);
+    md << "\n| sessions | " << kWccMediansHeader << "\n|---:|" << kWccMediansAlign << "\n";
+    for (unsigned n : args.sessions)
+        md << "| " << n << " |" << wcc_medians_cells(rep, n) << "\n";
+    write_after_medians(md, args, rep);
 }
 
 void write_outputs(const Args& args, const Report& rep) {
@@ -969,30 +976,15 @@ void write_outputs(const Args& args, const Report& rep) {
        << args.rounds
        << " rounds of that round's ratio, so a load change on the machine between rounds, or "
           "one disturbed round, does not move it. The tables above sum the rounds.\n\n"
-          "| sessions | floor / plain VFS | the same by CPU cost | LAYOUT_WCC+GETATTR / "
-          "GETATTR-only | the same by CPU cost | MDS CPU per LAYOUT_WCC (us) | the same with no "
-          "mirrors (us) | "
-       << kGetfhHeader << " | " << kTestStateidHeader << " | " << kBudgetHeader
-       << " |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+          "| sessions | floor / plain VFS | the same by CPU cost | "
+       << kWccMediansHeader << "\n|---:|---:|---:|" << kWccMediansAlign << "\n";
     for (unsigned n : args.sessions) {
         const CellResult& f = a.at(kCaseFloor).at(n);
         const CellResult& v = a.at(kCaseVfs).at(n);
-        const CellResult& g = b.at(kCompoundGetattr).at(n);
-        const CellResult& w = b.at(kCompoundWccGetattr).at(n);
-        const CellResult& e = b.at(kCompoundWccEmptyGetattr).at(n);
-        const CellResult& h = b.at(kCompoundGetfhGetattr).at(n);
-        const CellResult& t = b.at(kCompoundTestStateidGetattr).at(n);
         md << "| " << n << " | " << fmt(median_rate_ratio(f, v), 3) << " | "
-           << fmt(median_cpu_ratio(f, v), 3) << " | " << fmt(median_rate_ratio(w, g), 3) << " | "
-           << fmt(median_cpu_ratio(w, g), 3) << " | " << fmt(median_mds_us_difference(w, g), 1)
-           << " | " << fmt(median_mds_us_difference(e, g), 1) << " | "
-           << fmt(median_mds_us_difference(h, g), 1) << " | "
-           << fmt(median_mds_us_difference(t, g), 1) << " | " << fmt(budget_at_ratio_09_us(g, w), 1)
-           << " |\n";
+           << fmt(median_cpu_ratio(f, v), 3) << " |" << wcc_medians_cells(rep, n) << "\n";
     }
-    md << kBudgetNote;
-    write_control_table(md, args, rep);
-    write_profile_table(md, args, rep);
+    write_after_medians(md, args, rep);
 
     // Targets (issue #6).
     md << "\n### Targets\n\n\"met\" judges the measured rates; \"by CPU cost\" the same "
