@@ -175,17 +175,29 @@ void DataServer::Impl::attempt_failed(const std::string& why) {
     retire(nfs);
     c_connect_failures.fetch_add(1, std::memory_order_relaxed);
     last_error = why;
+    const HealthTransition t = health.probe_failed();
     conn = ConnState::backoff;
-    auto delay = backoff.next();
-    next_attempt = Clock::now() + delay;
+    auto delay = schedule_attempt();
     // Log the first failure of a series and then only every 10th, to keep logs readable
     // while a server is away.
     unsigned n = backoff.failures();
     if (n == 1 || n % 10 == 0)
         log(LogLevel::warn, "connection attempt " + std::to_string(n) + " failed: " + why +
                                 "; retrying in " + ms_string(delay));
-    note_transition(health.probe_failed(), "cannot connect: " + why);
+    note_transition(t, "cannot connect: " + why);
     fail_waiting(DsErrc::unavailable, "connection attempt failed: " + why);
+}
+
+Clock::duration DataServer::Impl::schedule_attempt() {
+    const auto now = Clock::now();
+    Clock::duration delay = backoff.next();
+    // A server failing but not Down yet gets one more attempt when it may become Down,
+    // not a backoff step later: a server that is back by then is Up again at once, and
+    // one that is not is declared Down on time (so its requests fail fast from then on).
+    if (const auto due = health.down_due(); due && *due > now && *due < now + delay)
+        delay = *due - now;
+    next_attempt = now + delay;
+    return delay;
 }
 
 void DataServer::Impl::connection_lost(const std::string& why) {
@@ -204,8 +216,7 @@ void DataServer::Impl::drop_connection(const std::string& why, bool retry_now) {
         start_attempt();
     } else {
         conn = ConnState::backoff;
-        auto delay = backoff.next();
-        next_attempt = Clock::now() + delay;
+        auto delay = schedule_attempt();
         unsigned n = backoff.failures(); // first of a series, then every 10th
         if (n == 1 || n % 10 == 0)
             log(LogLevel::warn,

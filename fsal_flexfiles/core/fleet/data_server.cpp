@@ -58,10 +58,22 @@ DsStatus DataServerConfig::validate() const {
     return DsStatus::success();
 }
 
+namespace {
+
+// Down takes `down_after` failed probes over at least as long as that many unanswered
+// probes would take, however fast the failures come (refused connects while a data server
+// restarts come within milliseconds).
+Clock::duration down_span(const DataServerConfig& c) {
+    return c.probe_interval * (c.down_after == 0 ? 0 : c.down_after - 1);
+}
+
+} // namespace
+
 DataServer::Impl::Impl(DataServerConfig c)
     : cfg(std::move(c)),
       label("ds " + std::to_string(cfg.id) + " (" + cfg.host + ":" + cfg.export_path + ")"),
-      health(cfg.down_after), backoff(cfg.backoff_initial, cfg.backoff_max, cfg.id) {}
+      health(cfg.down_after, down_span(cfg)),
+      backoff(cfg.backoff_initial, cfg.backoff_max, cfg.id) {}
 
 DataServer::Impl::~Impl() {
     if (efd >= 0)

@@ -74,7 +74,9 @@ struct DataServerConfig {
     std::chrono::milliseconds connect_timeout{3000}; // TCP + MNT + TCP, per attempt
     std::chrono::milliseconds probe_interval{2000};
     std::chrono::milliseconds probe_timeout{1000};
-    unsigned down_after = 3; // consecutive failed probes
+    // Down after this many failed probes in a row (a failed connect or a lost connection
+    // counts as one), and no sooner than (down_after - 1) * probe_interval after the first.
+    unsigned down_after = 3;
     std::chrono::milliseconds backoff_initial{100};
     std::chrono::milliseconds backoff_max{5000};
     std::uint32_t max_io_size = 1u << 20; // larger READ/WRITE/COMMIT counts are refused

@@ -121,6 +121,8 @@ struct DataServer::Impl {
     // ---- event thread only: the connection and its health (connection.cpp) ----
     void start_attempt();
     void attempt_failed(const std::string& why);
+    // Sets next_attempt after a failure (backoff, or sooner when Down is due); the delay.
+    Clock::duration schedule_attempt();
     void on_mnt_connected(rpc_context* rpc, int status, void* data);
     void on_mnt_reply(rpc_context* rpc, int status, void* data);
     void on_nfs_connected(rpc_context* rpc, int status, void* data);

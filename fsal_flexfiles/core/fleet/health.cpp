@@ -50,11 +50,22 @@ HealthTransition HealthTracker::probe_succeeded() noexcept {
     return set_locked(Health::up);
 }
 
-HealthTransition HealthTracker::probe_failed() noexcept {
+std::optional<HealthTracker::Clock::time_point> HealthTracker::down_due() const noexcept {
     std::lock_guard lk(mu_);
+    if (failures_ == 0 || state_.load(std::memory_order_relaxed) == Health::down)
+        return std::nullopt;
+    return first_failure_ + down_span_;
+}
+
+HealthTransition HealthTracker::probe_failed(Clock::time_point now) noexcept {
+    std::lock_guard lk(mu_);
+    if (failures_ == 0)
+        first_failure_ = now;
     if (failures_ < down_after_)
         ++failures_;
-    return set_locked(failures_ >= down_after_ ? Health::down : Health::suspect);
+    const bool down = state_.load(std::memory_order_relaxed) == Health::down ||
+                      (failures_ >= down_after_ && now - first_failure_ >= down_span_);
+    return set_locked(down ? Health::down : Health::suspect);
 }
 
 HealthTransition HealthTracker::error_reported(ErrorKind) noexcept {

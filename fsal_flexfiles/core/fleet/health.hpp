@@ -4,10 +4,12 @@
 // I/O: DataServer feeds it probe results and errors; unit tests feed it directly.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string_view>
 
@@ -16,7 +18,7 @@ namespace flexfiles::fleet {
 enum class Health : std::uint8_t {
     up,      // the last probe succeeded and nothing has failed since
     suspect, // something failed since the last good probe (or no probe has succeeded yet)
-    down,    // `down_after` consecutive probes failed: not used for new layouts, fail fast
+    down,    // probes kept failing (see HealthTracker): not used for new layouts, fail fast
 };
 
 std::string_view to_string(Health h);
@@ -43,30 +45,42 @@ struct HealthTransition {
 //  * starts Suspect: a data server is Up only once a probe has succeeded;
 //  * a successful probe makes it Up and clears the failure count;
 //  * a failed probe (error, timeout, or a failed connection attempt) makes it Suspect, and
-//    Down once `down_after` probes in a row have failed; Down stays Down until a probe
-//    succeeds;
+//    Down once `down_after` probes in a row have failed over at least `down_span` since the
+//    first of them; Down stays Down until a probe succeeds. The span keeps a restarting
+//    server, whose refused connects come within milliseconds, Suspect (callers answer
+//    "try again") as long as a server that stopped answering probes would be;
 //  * a reported error or timeout makes an Up server Suspect; it never makes it Down by
 //    itself (only probes decide Down, so one slow request cannot evict a server).
 // state() is a relaxed-cost atomic read; the transitions are serialised by a mutex.
 class HealthTracker {
 public:
-    explicit HealthTracker(unsigned down_after = 3) noexcept
-        : down_after_(down_after == 0 ? 1 : down_after) {}
+    using Clock = std::chrono::steady_clock;
+
+    explicit HealthTracker(unsigned down_after = 3, Clock::duration down_span = {}) noexcept
+        : down_after_(down_after == 0 ? 1 : down_after),
+          down_span_(std::max(down_span, Clock::duration{})) {}
 
     Health state() const noexcept { return state_.load(std::memory_order_acquire); }
     unsigned down_after() const noexcept { return down_after_; }
+    Clock::duration down_span() const noexcept { return down_span_; }
     unsigned consecutive_probe_failures() const noexcept;
+    // While probes fail and the server is not Down yet: the time from which one more
+    // failed probe can make it Down (the first failure + down_span); otherwise nullopt.
+    // The connection's reconnect schedule tries once more then rather than later.
+    std::optional<Clock::time_point> down_due() const noexcept;
 
     HealthTransition probe_succeeded() noexcept;
-    HealthTransition probe_failed() noexcept;
+    HealthTransition probe_failed(Clock::time_point now = Clock::now()) noexcept;
     HealthTransition error_reported(ErrorKind kind) noexcept;
 
 private:
     HealthTransition set_locked(Health to) noexcept;
 
     const unsigned down_after_;
+    const Clock::duration down_span_;
     mutable std::mutex mu_;
     unsigned failures_ = 0;
+    Clock::time_point first_failure_{};
     std::atomic<Health> state_{Health::suspect};
 };
 

@@ -221,9 +221,10 @@ TEST(MdsNfs4Proxy, UnstableWritesAreCommittedAndADataServerRestartMovesTheVerifi
         EXPECT_EQ(r.write(1).committed, UNSTABLE4) << "the MDS synced an UNSTABLE write";
         return std::vector<char>(std::begin(r.write(1).writeverf), std::end(r.write(1).writeverf));
     };
+    // Each NFS4ERR_DELAY is seen here, not retried inside the client.
     auto commit = [&] {
         Compound c;
-        c.putfh(f.fh).commit(0, 0);
+        c.retry_on_delay(false).putfh(f.fh).commit(0, 0);
         CompoundResult r = session->send(c);
         r.check("commit");
         return std::vector<char>(std::begin(r.commit(1).writeverf),
@@ -237,13 +238,29 @@ TEST(MdsNfs4Proxy, UnstableWritesAreCommittedAndADataServerRestartMovesTheVerifi
     const auto before_restart = write_unstable();
     const auto placed = data_files_on_disk(cluster, fileid_on_mds(cluster.mds(), "unstable"));
     ASSERT_EQ(placed.size(), 1U);
-    // A Ganesha data server's verifier is its start time in seconds: restart in another one.
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
-    cluster.ds(placed[0].ds).restart();
-    // Until the MDS has reconnected to the data server, COMMIT answers NFS4ERR_DELAY (never
-    // NFS4ERR_IO, which would fail the application's fsync); a client asks again.
-    std::vector<char> after;
+    // The data server is away for 1.5 s, the way a restart is: longer than the three
+    // refused connects the MDS makes in its first few hundred milliseconds take. Until the
+    // MDS has reconnected, COMMIT answers NFS4ERR_DELAY (never NFS4ERR_IO, which would fail
+    // the application's fsync); a client asks again. (A Ganesha data server's verifier is
+    // its start time in seconds, so it comes back with another one.)
+    GaneshaServer& ds = cluster.ds(placed[0].ds);
+    ds.stop();
     const auto t0 = std::chrono::steady_clock::now();
+    unsigned delayed = 0;
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1500)) {
+        try {
+            commit();
+            FAIL() << "COMMIT succeeded while the data server was stopped";
+        } catch (const NfsError& e) {
+            ASSERT_EQ(e.status(), static_cast<std::uint32_t>(NFS4ERR_DELAY))
+                << "after " << delayed << " DELAYs: " << e.what();
+            ++delayed;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_GE(delayed, 5U);
+    ds.start();
+    std::vector<char> after;
     for (int tries = 1;; ++tries) {
         try {
             after = commit();
@@ -251,7 +268,7 @@ TEST(MdsNfs4Proxy, UnstableWritesAreCommittedAndADataServerRestartMovesTheVerifi
                       << std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::steady_clock::now() - t0)
                              .count()
-                      << " ms\n";
+                      << " ms after the stop\n";
             break;
         } catch (const NfsError& e) {
             ASSERT_EQ(e.status(), static_cast<std::uint32_t>(NFS4ERR_DELAY)) << e.what();

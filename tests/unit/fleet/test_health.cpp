@@ -75,6 +75,45 @@ void test_down_after_zero_means_one(void**) {
     assert_true(h.probe_failed().to == Health::down);
 }
 
+// Refused connects of a restarting server come within milliseconds: they count, but the
+// server is Down only once the failures span down_span (what unanswered probes would take).
+void test_quick_failures_wait_for_the_span(void**) {
+    using Clock = HealthTracker::Clock;
+    HealthTracker h(3, milliseconds(4000));
+    h.probe_succeeded();
+    assert_false(h.down_due().has_value());
+    const Clock::time_point t0{};
+    assert_true(h.probe_failed(t0).to == Health::suspect);
+    assert_true(h.down_due() == t0 + milliseconds(4000));
+    assert_true(h.probe_failed(t0 + milliseconds(1)).to == Health::suspect);
+    assert_true(h.probe_failed(t0 + milliseconds(100)).to == Health::suspect);
+    assert_true(h.probe_failed(t0 + milliseconds(3999)).to == Health::suspect);
+    auto t = h.probe_failed(t0 + milliseconds(4000));
+    assert_true(t.from == Health::suspect && t.to == Health::down);
+    assert_false(h.down_due().has_value());
+    // A good probe in the span starts the count and the span again.
+    h.probe_succeeded();
+    h.probe_failed(t0 + milliseconds(5000));
+    h.probe_failed(t0 + milliseconds(5001));
+    h.probe_succeeded();
+    h.probe_failed(t0 + milliseconds(8000));
+    h.probe_failed(t0 + milliseconds(9000));
+    assert_true(h.probe_failed(t0 + milliseconds(11999)).to == Health::suspect);
+    assert_true(h.probe_failed(t0 + milliseconds(12000)).to == Health::down);
+}
+
+// Slow failures (probes timing out an interval apart) reach the span by themselves: the
+// count decides, as without a span.
+void test_slow_failures_down_after_n(void**) {
+    using Clock = HealthTracker::Clock;
+    HealthTracker h(3, milliseconds(4000));
+    const Clock::time_point t0{};
+    h.probe_succeeded();
+    assert_true(h.probe_failed(t0).to == Health::suspect);
+    assert_true(h.probe_failed(t0 + milliseconds(2000)).to == Health::suspect);
+    assert_true(h.probe_failed(t0 + milliseconds(4000)).to == Health::down);
+}
+
 void test_backoff_sequence(void**) {
     Backoff b(milliseconds(100), milliseconds(1000), 42);
     const long nominal[] = {100, 200, 400, 800, 1000, 1000, 1000};
@@ -118,6 +157,8 @@ int main() {
         cmocka_unit_test(test_reported_errors_never_down),
         cmocka_unit_test(test_never_probed_goes_down),
         cmocka_unit_test(test_down_after_zero_means_one),
+        cmocka_unit_test(test_quick_failures_wait_for_the_span),
+        cmocka_unit_test(test_slow_failures_down_after_n),
         cmocka_unit_test(test_backoff_sequence),
         cmocka_unit_test(test_backoff_jitter_differs_by_seed),
         cmocka_unit_test(test_names),
