@@ -64,22 +64,30 @@ static bool layout_wcc_type_supported(struct fsal_export *export,
  * nfs4_Check_Stateid checks the file and the seqid but accepts any
  * client's stateid; LAYOUT_WCC must only ever touch the caller's layout.
  *
+ * The owner is read under the state's mutex, as get_state_obj_export_owner_refs
+ * does, but without taking a reference: state_del_locked clears state_owner under
+ * that mutex before it drops the state's own reference, so the owner cannot go
+ * away while we look. (A reference costs two atomic operations on the owner, and
+ * inc/dec_state_owner_ref each zero a 2 KiB log buffer on the stack.)
+ *
  * @param[in] state The layout state
  * @param[in] data  Compound data (session of the caller)
  */
 static bool layout_wcc_state_is_callers(state_t *state, compound_data_t *data)
 {
-	state_owner_t *owner = NULL;
+	state_owner_t *owner;
 	bool mine;
 
-	if (data->session == NULL ||
-	    !get_state_obj_export_owner_refs(state, NULL, NULL, &owner))
+	if (data->session == NULL)
 		return false;
 
-	mine = owner->so_owner.so_nfs4_owner.so_clientrec ==
-	       data->session->clientid_record;
+	PTHREAD_MUTEX_lock(&state->state_mutex);
+	owner = state->state_owner;
+	mine = owner != NULL &&
+	       owner->so_owner.so_nfs4_owner.so_clientrec ==
+		       data->session->clientid_record;
+	PTHREAD_MUTEX_unlock(&state->state_mutex);
 
-	dec_state_owner_ref(owner);
 	return mine;
 }
 
