@@ -179,8 +179,8 @@ FenceResult finish_fence(Export& exp, const mds::ObjectKey& key,
                 exp.label().c_str(), next.file_id, df.name.c_str(), df.mirror, df.ds_id,
                 why.c_str());
         if (retrier != nullptr)
-            retrier->queue(mds::PendingFence{next.file_id, df.mirror, df.ds_id, df.fh, df.name,
-                                             df.fencing_uid, df.fencing_gid});
+            retrier->queue(mds::PendingFence{next.file_id, df.mirror, df.ds_id, df.fh.to_vector(),
+                                             df.name, df.fencing_uid, df.fencing_gid});
     }
     out.failed = static_cast<unsigned>(failed.size());
 

@@ -202,8 +202,7 @@ PlacementResult create_data_files(const PlacementPlan& plan, const PlacementSett
     for (std::size_t m = 0; m < n; ++m) {
         if (results[m].status.ok()) {
             DataFile df = plan.files[m];
-            df.fh.assign(results[m].created.fh.bytes(),
-                         results[m].created.fh.bytes() + results[m].created.fh.size());
+            df.fh.assign(results[m].created.fh.bytes(), results[m].created.fh.size());
             out.map.files.push_back(std::move(df));
             out.attrs.push_back(results[m].created.attrs);
         } else if (all_ok) {

@@ -205,7 +205,7 @@ PendingRemoval removal_of(const DataFile& df, std::uint64_t file_id, std::string
     PendingRemoval r;
     r.ds_id = df.ds_id;
     r.name = df.name;
-    r.fh = df.fh;
+    r.fh = df.fh.to_vector();
     r.file_id = file_id;
     r.next_attempt_ms = wall_clock_ms();
     r.last_error = std::move(why);
@@ -433,7 +433,14 @@ StoreResult<std::optional<DataFileMap>> LayoutStore::get_locked(const ObjectKey&
             return out;
         }
         std::memcpy(df.deviceid.data(), dev.data(), dev.size());
-        df.fh = rows.blob(3);
+        const auto fh = rows.blob(3);
+        if (fh.size() > DataFileFh::kMaxSize) {
+            out.status.error = "layout store " + path_ + ": file " + std::to_string(map.file_id) +
+                               " mirror " + std::to_string(df.mirror) + ": the filehandle has " +
+                               std::to_string(fh.size()) + " bytes, NFSv3 allows 64";
+            return out;
+        }
+        df.fh = fh;
         df.name = rows.text(4);
         df.fencing_uid = static_cast<std::uint32_t>(rows.i64(5));
         df.fencing_gid = static_cast<std::uint32_t>(rows.i64(6));
@@ -472,7 +479,7 @@ StoreStatus LayoutStore::put(const ObjectKey& key, const DataFileMap& map, bool 
                  .bind(2, std::uint64_t{df.mirror})
                  .bind(3, df.ds_id)
                  .bind(4, df.deviceid)
-                 .bind(5, df.fh)
+                 .bind(5, df.fh.to_vector())
                  .bind(6, df.name)
                  .bind(7, std::uint64_t{df.fencing_uid})
                  .bind(8, std::uint64_t{df.fencing_gid})
@@ -512,7 +519,7 @@ StoreResult<RemovedFile> LayoutStore::remove_file(const ObjectKey& key) {
             PendingRemoval r;
             r.ds_id = df.ds_id;
             r.name = df.name;
-            r.fh = df.fh;
+            r.fh = df.fh.to_vector();
             r.file_id = existing.value->file_id;
             r.next_attempt_ms = now;
             r.queued_ms = now;

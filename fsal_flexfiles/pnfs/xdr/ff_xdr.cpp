@@ -193,7 +193,7 @@ Layout layout_of(const mds::DataFileMap& map, const std::vector<std::uint32_t>& 
         LayoutDataServer ds;
         ds.deviceid = f.deviceid;
         ds.efficiency = i < efficiency.size() ? efficiency[i] : 0;
-        ds.fh_vers.push_back(f.fh);
+        ds.fh_vers.push_back(f.fh.to_vector());
         ds.user = std::to_string(f.fencing_uid);
         ds.group = std::to_string(f.fencing_gid);
         out.mirrors.push_back(LayoutMirror{{std::move(ds)}});

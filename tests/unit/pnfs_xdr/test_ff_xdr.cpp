@@ -43,7 +43,7 @@ mds::DataFileMap two_mirrors() {
         f.mirror = m;
         f.ds_id = 2 + m;
         f.deviceid = fleet::make_deviceid(f.ds_id);
-        f.fh.assign(24 + m, static_cast<std::uint8_t>(0xa0 + m));
+        f.fh = std::vector<std::uint8_t>(24 + m, static_cast<std::uint8_t>(0xa0 + m));
         f.name = "ff-00000000000004d2-m" + std::to_string(m);
         f.fencing_uid = 1000001 + m;
         f.fencing_gid = 2000001 + m;
@@ -204,7 +204,7 @@ void test_layout_wire_format(void**) {
     // One mirror, checked word by word against RFC 8435 section 5.1.
     mds::DataFileMap map = two_mirrors();
     map.files.resize(1);
-    map.files[0].fh.assign(8, 0x11);
+    map.files[0].fh = std::vector<std::uint8_t>(8, 0x11);
     map.files[0].fencing_uid = 7;
     map.files[0].fencing_gid = 42;
     Encoder enc(512);
