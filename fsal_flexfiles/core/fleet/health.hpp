@@ -62,7 +62,6 @@ public:
 
     Health state() const noexcept { return state_.load(std::memory_order_acquire); }
     unsigned down_after() const noexcept { return down_after_; }
-    Clock::duration down_span() const noexcept { return down_span_; }
     unsigned consecutive_probe_failures() const noexcept;
     // While probes fail and the server is not Down yet: the time from which one more
     // failed probe can make it Down (the first failure + down_span); otherwise nullopt.

@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <span>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -67,7 +67,6 @@ public:
     bool empty() const { return size_ == 0; }
     const std::uint8_t* begin() const { return data(); }
     const std::uint8_t* end() const { return data() + size_; }
-    std::span<const std::uint8_t> span() const { return {data(), size_}; }
     std::vector<std::uint8_t> to_vector() const { return {begin(), end()}; }
 
     // The unused bytes are zero, so equal handles compare equal byte for byte.
