@@ -126,14 +126,13 @@ FenceInFlight send_fence(Export& exp, const mds::DataFileMap& map, fleet::Deadli
         df.fencing_gid =
             next_fencing_id(df.fencing_gid, cfg.fencing_gids.min, cfg.fencing_gids.max);
         auto ds = fleet != nullptr ? fleet->find(df.ds_id) : nullptr;
-        auto fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
-        if (!ds || !fh)
+        if (!ds || df.fh.empty())
             continue;
         fleet::SetAttrs attrs;
         attrs.uid = df.fencing_uid;
         attrs.gid = df.fencing_gid;
         attrs.mode = mds::kDataFileMode; // and heals a mode changed behind the MDS's back
-        f.pending[i] = ds->setattr(*fh, attrs, deadline);
+        f.pending[i] = ds->setattr(df.fh, attrs, deadline);
     }
     return f;
 }

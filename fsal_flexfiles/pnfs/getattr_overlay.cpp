@@ -52,20 +52,20 @@ fallback::FetchSummary fetch_data_attrs(Export& exp, const mds::DataFileMap& map
                             fleet::Callback<fleet::DsAttrs> done) {
         const mds::DataFile& df = map.files[t.data_file];
         std::shared_ptr<fleet::DataServer> ds = fleet.find(df.ds_id);
-        const std::optional<fleet::DsFh> fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
-        if (!ds || !fh) {
+        if (!ds || df.fh.empty()) {
             done(fleet::DsResult<fleet::DsAttrs>::failure(fleet::DsStatus::error(
                 ds ? fleet::DsErrc::invalid_argument : fleet::DsErrc::not_found,
                 label + ": data file " + df.name + ": no data server " + std::to_string(df.ds_id) +
                     " or no filehandle")));
             return;
         }
-        ds->getattr(*fh, deadline, [ds, done = std::move(done)](fleet::DsResult<fleet::DsAttrs> r) {
-            // A data server that did not answer in time is suspect (health.h).
-            if (r.status.code == fleet::DsErrc::timeout)
-                ds->report_error(fleet::ErrorKind::timeout);
-            done(std::move(r));
-        });
+        ds->getattr(df.fh, deadline,
+                    [ds, done = std::move(done)](fleet::DsResult<fleet::DsAttrs> r) {
+                        // A data server that did not answer in time is suspect (health.h).
+                        if (r.status.code == fleet::DsErrc::timeout)
+                            ds->report_error(fleet::ErrorKind::timeout);
+                        done(std::move(r));
+                    });
     };
     const std::uint64_t file = map.file_id;
     const auto on_answer = [cache, counters, file, label](const fallback::GetattrTarget& t,

@@ -63,13 +63,12 @@ void send_repairs(Export& exp, const mds::DataFileMap& map,
     for (const CredentialRepair& r : repairs) {
         const mds::DataFile& df = map.files[r.data_file];
         std::shared_ptr<fleet::DataServer> ds = exp.fleet().find(df.ds_id);
-        const std::optional<fleet::DsFh> fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
         LogEvent(COMPONENT_PNFS,
                  "%s: fileid %" PRIu64 " data file %s on ds %" PRIu64
                  ": a client reports owner %u:%u, the layout says %u:%u; setting it back",
                  exp.label().c_str(), map.file_id, df.name.c_str(), df.ds_id, r.reported_uid,
                  r.reported_gid, r.expected_uid, r.expected_gid);
-        if (!ds || !fh) {
+        if (!ds || df.fh.empty()) {
             counters->add(WccCounters::kCredRepairsFailed);
             tracker->end(r.key);
             continue;
@@ -81,7 +80,7 @@ void send_repairs(Export& exp, const mds::DataFileMap& map,
         const std::int64_t issued = monotonic_now_ns();
         const std::string what =
             exp.label() + ": fileid " + std::to_string(map.file_id) + " data file " + df.name;
-        ds->setattr(*fh, set, fleet::Deadline{},
+        ds->setattr(df.fh, set, fleet::Deadline{},
                     [cache, counters, tracker, key = r.key, issued,
                      what](fleet::DsResult<fleet::SetattrResult> res) {
                         if (res.ok()) {

@@ -116,8 +116,7 @@ void handle_access_error(Export& exp, Handle& handle, ExportLayouts& state,
     // file's owner is not what the MDS expects. Set it back.
     fleet::Fleet* fleet = mds_access::fleet(exp);
     auto ds = fleet != nullptr ? fleet->find(now->ds_id) : nullptr;
-    auto fh = fleet::DsFh::from_bytes(now->fh.data(), now->fh.size());
-    if (!ds || !fh) {
+    if (!ds || now->fh.empty()) {
         LogWarn(COMPONENT_PNFS,
                 "FLEXFILES file %" PRIu64 ": access error on data server %" PRIu64
                 " with the current owner %u:%u, and the data server is not in the fleet",
@@ -134,7 +133,7 @@ void handle_access_error(Export& exp, Handle& handle, ExportLayouts& state,
     attrs.mode = mds::kDataFileMode; // READ layouts read through the group bits
     const std::uint64_t file = handle.fileid;
     const std::string name = now->name;
-    ds->setattr(*fh, attrs, fleet::Deadline{},
+    ds->setattr(now->fh, attrs, fleet::Deadline{},
                 [counters = &state.counters, file, name](fleet::DsResult<fleet::SetattrResult> r) {
                     if (r.ok()) {
                         bump(counters->ds_owner_repairs);

@@ -39,7 +39,7 @@ namespace flexfiles::fleet {
 
 // The key of a data file in the ordering bookkeeping: its filehandle's bytes.
 inline std::string fh_key(const DsFh& fh) {
-    return std::string(reinterpret_cast<const char*>(fh.bytes()), fh.size());
+    return std::string(reinterpret_cast<const char*>(fh.data()), fh.size());
 }
 
 // "250 ms", for messages (event_loop.cpp).

@@ -1,29 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "fleet/ds_types.hpp"
 
-#include <cstring>
-
 namespace flexfiles::fleet {
-
-std::optional<DsFh> DsFh::from_bytes(const void* bytes, std::size_t size) {
-    if (bytes == nullptr || size == 0 || size > kMaxSize)
-        return std::nullopt;
-    DsFh fh;
-    fh.len = static_cast<std::uint8_t>(size);
-    std::memcpy(fh.data.data(), bytes, size);
-    return fh;
-}
-
-std::string DsFh::hex() const {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string s;
-    s.reserve(2 * len);
-    for (std::size_t i = 0; i < len; ++i) {
-        s.push_back(kDigits[data[i] >> 4]);
-        s.push_back(kDigits[data[i] & 0xf]);
-    }
-    return s;
-}
 
 std::string_view to_string(DsErrc code) {
     switch (code) {

@@ -28,31 +28,10 @@ inline Deadline deadline_in(std::chrono::milliseconds timeout) {
     return Clock::now() + timeout;
 }
 
-// NFSv3 filehandle (RFC 1813: at most 64 opaque bytes), stored inline so that layouts can
-// copy it without allocating.
-struct DsFh {
-    static constexpr std::size_t kMaxSize = 64;
-
-    std::uint8_t len = 0;
-    std::array<std::uint8_t, kMaxSize> data{};
-
-    DsFh() = default;
-    // Returns std::nullopt when `size` is 0 or larger than kMaxSize.
-    static std::optional<DsFh> from_bytes(const void* bytes, std::size_t size);
-
-    bool empty() const { return len == 0; }
-    std::size_t size() const { return len; }
-    const std::uint8_t* bytes() const { return data.data(); }
-    std::string hex() const;
-
-    friend bool operator==(const DsFh& a, const DsFh& b) {
-        return a.len == b.len && std::equal(a.data.begin(), a.data.begin() + a.len, b.data.begin());
-    }
-};
-
 // The NFSv3 values (model/nfs3.hpp) under the names the fleet's users know them by.
 // DsAttrs is fattr3 as the data server reported it, except that the fleet keeps only mode's
 // permission bits (07777), which is what the attribute cache and LAYOUT_WCC's mode hold.
+using DsFh = nfs3::Fh; // inline, so that layouts and calls copy it without allocating
 using DsTime = nfs3::Time;
 using DsAttrs = nfs3::Fattr;
 using StableHow = nfs3::StableHow;

@@ -52,8 +52,8 @@ bool attrs_match(const DsAttrs& a, const SetAttrs& want) {
 
 nfs_fh3 to_fh3(const DsFh& fh) {
     nfs_fh3 h;
-    h.data.data_len = fh.len;
-    h.data.data_val = reinterpret_cast<char*>(const_cast<std::uint8_t*>(fh.data.data()));
+    h.data.data_len = static_cast<u_int>(fh.size());
+    h.data.data_val = reinterpret_cast<char*>(const_cast<std::uint8_t*>(fh.data()));
     return h;
 }
 

@@ -202,7 +202,7 @@ PlacementResult create_data_files(const PlacementPlan& plan, const PlacementSett
     for (std::size_t m = 0; m < n; ++m) {
         if (results[m].status.ok()) {
             DataFile df = plan.files[m];
-            df.fh.assign(results[m].created.fh.bytes(), results[m].created.fh.size());
+            df.fh = results[m].created.fh;
             out.map.files.push_back(std::move(df));
             out.attrs.push_back(results[m].created.attrs);
         } else if (all_ok) {
@@ -232,7 +232,7 @@ PlacementResult create_data_files(const PlacementPlan& plan, const PlacementSett
             continue;
         const auto& fh = results[m].created.fh;
         out.leftovers.push_back(leftover(
-            plan, plan.files[m], std::vector<std::uint8_t>(fh.bytes(), fh.bytes() + fh.size()),
+            plan, plan.files[m], fh.to_vector(),
             why + "; undo failed: " + (answered ? r.status.message : std::string("no answer"))));
     }
     out.map.files.clear();

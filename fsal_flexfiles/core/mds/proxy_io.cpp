@@ -58,16 +58,14 @@ Target resolve(fleet::Fleet& fleet, const DataFileMap& map, const DataFile& df) 
                                                    " is not in this export's configuration"));
         return t;
     }
-    auto fh = fleet::DsFh::from_bytes(df.fh.data(), df.fh.size());
-    if (!fh) {
-        t.status =
-            in_context(map, df,
-                       DsStatus::error(DsErrc::invalid_argument,
-                                       "the stored filehandle (" + std::to_string(df.fh.size()) +
-                                           " bytes) is not a valid NFSv3 filehandle"));
+    if (df.fh.empty()) {
+        t.status = in_context(map, df,
+                              DsStatus::error(DsErrc::invalid_argument,
+                                              "the stored filehandle is empty: not a valid NFSv3 "
+                                              "filehandle"));
         return t;
     }
-    t.fh = *fh;
+    t.fh = df.fh;
     return t;
 }
 

@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 constexpr std::uint32_t kNfs3ErrNoEnt = 2;
 
 bool same_fh(const fleet::DsFh& fh, const std::vector<std::uint8_t>& bytes) {
-    return fh.size() == bytes.size() && std::memcmp(fh.bytes(), bytes.data(), bytes.size()) == 0;
+    return fh.size() == bytes.size() && std::memcmp(fh.data(), bytes.data(), bytes.size()) == 0;
 }
 
 std::string describe(const PendingRemoval& r) {

@@ -13,12 +13,11 @@
 #pragma once
 
 #include "model/deviceid.hpp"
+#include "model/nfs3.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <initializer_list>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,51 +37,12 @@ inline constexpr std::uint32_t kDataFileMode = 0640;
 // and kDataFileMode again once the mirror is in sync.
 inline constexpr std::uint32_t kStaleDataFileMode = 0600;
 
-// A data file's NFSv3 filehandle (at most FHSIZE3 = 64 bytes, RFC 1813), held in the
-// DataFile itself: LAYOUT_WCC compares every reported filehandle with the file's and the
-// layout's on each call, and a separate heap buffer per handle cost a cache miss for each.
-class DataFileFh {
-public:
-    static constexpr std::size_t kMaxSize = 64;
-
-    DataFileFh() = default;
-    // Throws std::length_error above kMaxSize: no NFSv3 server hands out such a handle, so
-    // one in the store or a layout is corrupt.
-    DataFileFh(const std::uint8_t* bytes, std::size_t size) { assign(bytes, size); }
-    DataFileFh(const std::vector<std::uint8_t>& v) : DataFileFh(v.data(), v.size()) {}
-    DataFileFh(std::initializer_list<std::uint8_t> l) : DataFileFh(l.begin(), l.size()) {}
-
-    void assign(const std::uint8_t* bytes, std::size_t size) {
-        if (size > kMaxSize)
-            throw std::length_error("a data-server filehandle of " + std::to_string(size) +
-                                    " bytes (NFSv3 allows at most 64)");
-        std::copy_n(bytes, size, bytes_.begin());
-        std::fill(bytes_.begin() + static_cast<std::ptrdiff_t>(size), bytes_.end(), 0);
-        size_ = static_cast<std::uint8_t>(size);
-    }
-    void clear() { assign(nullptr, 0); }
-
-    const std::uint8_t* data() const { return bytes_.data(); }
-    std::size_t size() const { return size_; }
-    bool empty() const { return size_ == 0; }
-    const std::uint8_t* begin() const { return data(); }
-    const std::uint8_t* end() const { return data() + size_; }
-    std::vector<std::uint8_t> to_vector() const { return {begin(), end()}; }
-
-    // The unused bytes are zero, so equal handles compare equal byte for byte.
-    bool operator==(const DataFileFh&) const = default;
-
-private:
-    std::uint8_t size_ = 0;
-    std::array<std::uint8_t, kMaxSize> bytes_{};
-};
-
 // One data file: one mirror's copy of the file's bytes on one data server.
 struct DataFile {
     std::uint32_t mirror = 0;      // index of the mirror in the layout (0..Mirrors-1)
     std::uint64_t ds_id = 0;       // the Data_Server block's Id
     fleet::DeviceId deviceid{};    // ffds_deviceid in layouts (stable: derived from ds_id)
-    DataFileFh fh;                 // the NFSv3 filehandle on the data server
+    nfs3::Fh fh;                   // the NFSv3 filehandle on the data server
     std::string name;              // its name in the data server's export root
     std::uint32_t fencing_uid = 0; // the data file's owner on the data server: RW layouts'
     std::uint32_t fencing_gid = 0; // ffds_user and ffds_group; READ layouts' ffds_group

@@ -7,6 +7,23 @@
 
 namespace flexfiles::nfs3 {
 
+std::optional<Fh> Fh::from_bytes(const void* bytes, std::size_t size) {
+    if (bytes == nullptr || size == 0 || size > kMaxSize)
+        return std::nullopt;
+    return Fh(static_cast<const std::uint8_t*>(bytes), size);
+}
+
+std::string Fh::hex() const {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string s;
+    s.reserve(2 * size());
+    for (const std::uint8_t b : *this) {
+        s.push_back(kDigits[b >> 4]);
+        s.push_back(kDigits[b & 0xf]);
+    }
+    return s;
+}
+
 std::string status_name(Status s) {
     switch (s) {
     case Status::ok:

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 //
 // The NFSv3 vocabulary (RFC 1813) the product, the test harness and the tools share: the
-// nfsstat3 statuses and their names, the values of fattr3, wcc_attr and wcc_data, stable_how,
-// write verifiers, what a SETATTR sets, and the RPC program numbers of NFS and MOUNT v3.
+// nfsstat3 statuses and their names, filehandles, the values of fattr3, wcc_attr and
+// wcc_data, stable_how, write verifiers, what a SETATTR sets, and the RPC program numbers of
+// NFS and MOUNT v3.
 //
 // Values only: the XDR structs stay with their implementations, each converting once
 // (libnfs's in fleet/libnfs_nfs3.hpp for the fleet and the harness, rpcgen's in
@@ -10,11 +11,15 @@
 // an unknown status or file type as its number): a user that wants less masks it.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <iosfwd>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace flexfiles::nfs3 {
 
@@ -23,6 +28,50 @@ inline constexpr std::uint32_t kNfsProgram = 100003;
 inline constexpr std::uint32_t kNfsVersion = 3;
 inline constexpr std::uint32_t kMountProgram = 100005;
 inline constexpr std::uint32_t kMountVersion = 3;
+
+// nfs_fh3 (RFC 1813 section 2.5): at most FHSIZE3 = 64 opaque bytes, held inline. A data
+// file's handle lives in its DataFile (data_files.hpp) and travels in layouts and in the
+// fleet's calls without a heap buffer of its own: LAYOUT_WCC compares every reported handle
+// with the file's and the layout's on each call, and a buffer per handle cost a cache miss
+// for each.
+class Fh {
+public:
+    static constexpr std::size_t kMaxSize = 64;
+
+    Fh() = default;
+    // Throws std::length_error above kMaxSize: no NFSv3 server hands out such a handle, so
+    // one in the store or a layout is corrupt.
+    Fh(const std::uint8_t* bytes, std::size_t size) { assign(bytes, size); }
+    Fh(const std::vector<std::uint8_t>& v) : Fh(v.data(), v.size()) {}
+    Fh(std::initializer_list<std::uint8_t> l) : Fh(l.begin(), l.size()) {}
+    // A handle off the wire: std::nullopt when `size` is 0 or above kMaxSize.
+    static std::optional<Fh> from_bytes(const void* bytes, std::size_t size);
+
+    void assign(const std::uint8_t* bytes, std::size_t size) {
+        if (size > kMaxSize)
+            throw std::length_error("an NFSv3 filehandle of " + std::to_string(size) +
+                                    " bytes (NFSv3 allows at most 64)");
+        std::copy_n(bytes, size, bytes_.begin());
+        std::fill(bytes_.begin() + static_cast<std::ptrdiff_t>(size), bytes_.end(), 0);
+        size_ = static_cast<std::uint8_t>(size);
+    }
+    void clear() { assign(nullptr, 0); }
+
+    const std::uint8_t* data() const { return bytes_.data(); }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const std::uint8_t* begin() const { return data(); }
+    const std::uint8_t* end() const { return data() + size_; }
+    std::vector<std::uint8_t> to_vector() const { return {begin(), end()}; }
+    std::string hex() const; // lower-case, two digits a byte
+
+    // The unused bytes are zero, so equal handles compare equal byte for byte.
+    bool operator==(const Fh&) const = default;
+
+private:
+    std::uint8_t size_ = 0;
+    std::array<std::uint8_t, kMaxSize> bytes_{};
+};
 
 // nfsstat3 (RFC 1813 section 2.6). The underlying type is fixed, so any 32-bit value off
 // the wire can be held: an unknown status is kept as it is.

@@ -434,7 +434,7 @@ StoreResult<std::optional<DataFileMap>> LayoutStore::get_locked(const ObjectKey&
         }
         std::memcpy(df.deviceid.data(), dev.data(), dev.size());
         const auto fh = rows.blob(3);
-        if (fh.size() > DataFileFh::kMaxSize) {
+        if (fh.size() > nfs3::Fh::kMaxSize) {
             out.status.error = "layout store " + path_ + ": file " + std::to_string(map.file_id) +
                                " mirror " + std::to_string(df.mirror) + ": the filehandle has " +
                                std::to_string(fh.size()) + " bytes, NFSv3 allows 64";
