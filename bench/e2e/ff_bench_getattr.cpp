@@ -91,6 +91,9 @@ struct Args {
     bool part_a = true; // --parts b leaves part a out (and its tables)
     // --profile no: no perf round after part b's cells (they run when perf is installed)
     bool profile = true;
+    // --keep-profile yes: the profile rounds' perf.data files stay in --out (one per cell
+    // and session count, GETATTR-only profiled too) for perf report / perf diff.
+    bool keep_profile = false;
 };
 
 std::vector<unsigned> parse_list(const std::string& s) {
@@ -107,7 +110,7 @@ Args parse_args(int argc, char** argv) {
     bench::for_each_option(
         argc, argv,
         "usage: ff-bench-getattr [--seconds S] [--warmup S] [--rounds N] [--sessions 1,8,32] "
-        "[--files N] [--parts a,b|b] [--profile yes|no] [--out DIR]",
+        "[--files N] [--parts a,b|b] [--profile yes|no] [--keep-profile yes|no] [--out DIR]",
         [&](const std::string& k, const std::string& v) {
             if (k == "--seconds")
                 a.cell_seconds = std::stod(v);
@@ -123,6 +126,8 @@ Args parse_args(int argc, char** argv) {
                 a.out_dir = v;
             else if (k == "--profile" && (v == "yes" || v == "no"))
                 a.profile = v == "yes";
+            else if (k == "--keep-profile" && (v == "yes" || v == "no"))
+                a.keep_profile = v == "yes";
             else if (k == "--parts" && (v == "a,b" || v == "b"))
                 a.part_a = v == "a,b";
             else
@@ -396,10 +401,14 @@ const std::vector<std::string> kProfiledSymbols{kSymOp, kSymStateid, kSymMethod}
 // least, for a few hundred samples in the operation): what share of the MDS's CPU went to
 // each step of LAYOUT_WCC. perf's own cost lands on the MDS during this round, which is why
 // the shares are applied to the measured rounds' CPU, not to this round's.
-void profile_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op) {
+void profile_round(Cluster& cluster, const Args& args, CellResult& c, const Op& op,
+                   const std::string& cell) {
     run_phase(c.sessions, std::chrono::duration<double>(args.warmup_seconds), op, false);
-    const std::filesystem::path file = std::filesystem::temp_directory_path() /
-                                       ("ff-bench-getattr-" + std::to_string(::getpid()) + ".perf");
+    const std::filesystem::path file =
+        args.keep_profile ? std::filesystem::path(args.out_dir) /
+                                (cell + "-x" + std::to_string(c.sessions) + ".perf")
+                          : std::filesystem::temp_directory_path() /
+                                ("ff-bench-getattr-" + std::to_string(::getpid()) + ".perf");
     bench::PerfRecording rec(cluster.mds().pid(), file);
     run_phase(c.sessions, std::chrono::duration<double>(std::max(args.cell_seconds, 4.0)), op,
               false);
@@ -407,6 +416,10 @@ void profile_round(Cluster& cluster, const Args& args, CellResult& c, const Op& 
         c.profile_shares = rec.children_shares(kProfiledSymbols);
     else
         progress("perf record on the MDS failed; see " + file.string() + ".log");
+    if (args.keep_profile) {
+        progress("kept " + file.string());
+        return;
+    }
     std::filesystem::remove(file);
     if (!c.profile_shares.empty())
         std::filesystem::remove(file.string() + ".log");
@@ -1302,8 +1315,15 @@ int run(const Args& args) {
             if (profile) {
                 progress("LAYOUT_WCC x" + std::to_string(n) + ": one more round of each, perf " +
                          "sampling the MDS");
-                profile_round(cluster, args, rep.b[kCompoundWccGetattr][n], wcc_getattr);
-                profile_round(cluster, args, rep.b[kCompoundWccEmptyGetattr][n], wcc_empty_getattr);
+                profile_round(cluster, args, rep.b[kCompoundWccGetattr][n], wcc_getattr,
+                              kCompoundWccGetattr);
+                profile_round(cluster, args, rep.b[kCompoundWccEmptyGetattr][n], wcc_empty_getattr,
+                              kCompoundWccEmptyGetattr);
+                if (args.keep_profile) {
+                    // Only kept, for perf diff against the cells above: no figure uses it.
+                    CellResult scratch = rep.b[kCompoundGetattr][n];
+                    profile_round(cluster, args, scratch, getattr_only, kCompoundGetattr);
+                }
             }
         }
         rep.keeper_failures += keeper.failures();
