@@ -5,6 +5,7 @@
 #include "nfs4_names.hpp"
 #include "xdr_stream.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -17,12 +18,17 @@ constexpr uint32_t kMaxResults = 4096;
 // NFSv4 tags are arbitrary UTF-8; bound what we accept.
 constexpr uint32_t kMaxTagBytes = 1024;
 
+// Every compound labels its ops (a filehandle, a stateid) for traces and errors, so this is
+// on the benchmarks' path: a digit table, not a printf per byte.
 std::string hex_prefix(std::span<const char> bytes, std::size_t max_bytes) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    const std::size_t n = std::min(bytes.size(), max_bytes);
     std::string out;
-    char buf[3];
-    for (std::size_t i = 0; i < bytes.size() && i < max_bytes; ++i) {
-        std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned char>(bytes[i]));
-        out += buf;
+    out.reserve(2 * n + 2);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto b = static_cast<unsigned char>(bytes[i]);
+        out.push_back(kDigits[b >> 4]);
+        out.push_back(kDigits[b & 0xf]);
     }
     if (bytes.size() > max_bytes) {
         out += "..";
@@ -153,14 +159,19 @@ Compound& Compound::typed(const nfs_argop4& op, std::string label) {
 }
 
 Compound& Compound::raw(uint32_t opnum, std::span<const char> xdr_args, std::string label) {
+    return add_raw(opnum, std::vector<char>(xdr_args.begin(), xdr_args.end()), std::move(label));
+}
+
+Compound& Compound::add_raw(uint32_t opnum, std::vector<char>&& xdr_args, std::string label) {
     Op entry;
     entry.opnum = opnum;
     entry.is_raw = true;
-    entry.raw_args = std::span<const char>(keep(xdr_args), xdr_args.size());
+    const std::vector<char>& stored = storage_.emplace_back(std::move(xdr_args));
+    entry.raw_args = std::span<const char>(stored.data(), stored.size());
     entry.label = label.empty()
-                      ? op_name(opnum) + " (raw, " + std::to_string(xdr_args.size()) + " bytes)"
+                      ? op_name(opnum) + " (raw, " + std::to_string(stored.size()) + " bytes)"
                       : std::move(label);
-    payload_bytes_ += xdr_args.size();
+    payload_bytes_ += stored.size();
     ops_.push_back(std::move(entry));
     return *this;
 }

@@ -249,6 +249,8 @@ private:
         std::string label;
     };
     Compound& add(nfs_argop4 op, std::string label);
+    // raw(), taking the encoded arguments instead of copying them.
+    Compound& add_raw(uint32_t opnum, std::vector<char>&& xdr_args, std::string label);
     char* keep_string(std::string_view s);
 
     std::vector<Op> ops_;

@@ -73,12 +73,12 @@ Compound& Compound::layout_wcc(const stateid4& layout_stateid, uint32_t layout_t
     args.lowa_type = static_cast<layouttype4>(layout_type);
     args.lowa_body.lowa_body_len = static_cast<u_int>(body.size());
     args.lowa_body.lowa_body_val = const_cast<char*>(body.data());
-    const std::vector<char> bytes = xdr_encode(64 + body.size(), "LAYOUT_WCC4args", [&](XDR* x) {
+    std::vector<char> bytes = xdr_encode(64 + body.size(), "LAYOUT_WCC4args", [&](XDR* x) {
         return ff_xdr_encode_layout_wcc_args(x, &args);
     });
-    return raw(kOpLayoutWcc, bytes,
-               "LAYOUT_WCC " + format_stateid(layout_stateid) + " type=" +
-                   std::to_string(layout_type) + " body=" + std::to_string(body.size()) + "B");
+    return add_raw(kOpLayoutWcc, std::move(bytes),
+                   "LAYOUT_WCC " + format_stateid(layout_stateid) + " type=" +
+                       std::to_string(layout_type) + " body=" + std::to_string(body.size()) + "B");
 }
 
 } // namespace flexfiles::client
