@@ -2,11 +2,11 @@
 #include "compound.hpp"
 
 #include "ganesha_xdr.h"
+#include "model/hex.hpp"
 #include "nfs4_names.hpp"
 #include "xdr_stream.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 namespace flexfiles::client {
@@ -19,17 +19,10 @@ constexpr uint32_t kMaxResults = 4096;
 constexpr uint32_t kMaxTagBytes = 1024;
 
 // Every compound labels its ops (a filehandle, a stateid) for traces and errors, so this is
-// on the benchmarks' path: a digit table, not a printf per byte.
+// on the benchmarks' path: to_hex's digit table, not a printf per byte.
 std::string hex_prefix(std::span<const char> bytes, std::size_t max_bytes) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    const std::size_t n = std::min(bytes.size(), max_bytes);
-    std::string out;
-    out.reserve(2 * n + 2);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto b = static_cast<unsigned char>(bytes[i]);
-        out.push_back(kDigits[b >> 4]);
-        out.push_back(kDigits[b & 0xf]);
-    }
+    std::string out = to_hex(
+        {reinterpret_cast<const std::uint8_t*>(bytes.data()), std::min(bytes.size(), max_bytes)});
     if (bytes.size() > max_bytes) {
         out += "..";
     }

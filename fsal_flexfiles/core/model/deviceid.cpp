@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "model/deviceid.hpp"
 
+#include "model/hex.hpp"
+
 #include <cstring>
 
 namespace flexfiles::fleet {
@@ -41,14 +43,7 @@ std::optional<DeviceId> deviceid_from_bytes(const void* bytes, std::size_t size)
 }
 
 std::string deviceid_hex(const DeviceId& dev) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string s;
-    s.reserve(32);
-    for (auto b : dev) {
-        s.push_back(kDigits[b >> 4]);
-        s.push_back(kDigits[b & 0xf]);
-    }
-    return s;
+    return to_hex(dev);
 }
 
 } // namespace flexfiles::fleet

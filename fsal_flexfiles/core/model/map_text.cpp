@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "model/map_text.hpp"
 
+#include "model/hex.hpp"
 #include "model/naming.hpp"
 
 #include <charconv>
@@ -11,18 +12,6 @@ namespace flexfiles::mds {
 namespace {
 
 constexpr std::string_view kHeader = "flexfiles-map 1";
-constexpr std::size_t kMaxFhBytes = 64; // NFS3_FHSIZE
-
-std::string hex(const std::uint8_t* p, std::size_t n) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(n * 2);
-    for (std::size_t i = 0; i < n; i++) {
-        out.push_back(digits[p[i] >> 4]);
-        out.push_back(digits[p[i] & 0xf]);
-    }
-    return out;
-}
 
 std::optional<std::vector<std::uint8_t>> unhex(std::string_view s) {
     if (s.size() % 2 != 0)
@@ -90,10 +79,9 @@ std::string encode_map_text(const DataFileMap& map) {
     std::ostringstream out;
     out << kHeader << "\nfile " << map.file_id << " stripe_unit " << map.stripe_unit << "\n";
     for (const DataFile& f : map.files)
-        out << "mirror " << f.mirror << " ds " << f.ds_id << " deviceid "
-            << hex(f.deviceid.data(), f.deviceid.size()) << " uid " << f.fencing_uid << " gid "
-            << f.fencing_gid << " fh " << hex(f.fh.data(), f.fh.size()) << " name " << f.name
-            << "\n";
+        out << "mirror " << f.mirror << " ds " << f.ds_id << " deviceid " << to_hex(f.deviceid)
+            << " uid " << f.fencing_uid << " gid " << f.fencing_gid << " fh "
+            << to_hex({f.fh.data(), f.fh.size()}) << " name " << f.name << "\n";
     return out.str();
 }
 
@@ -140,7 +128,7 @@ ParsedMapText parse_map_text(std::string_view text) {
             return refuse(i + 1, "deviceid is not 16 bytes of lowercase hex");
         std::copy(dev->begin(), dev->end(), f.deviceid.begin());
         auto handle = unhex(fh);
-        if (!handle || handle->empty() || handle->size() > kMaxFhBytes)
+        if (!handle || handle->empty() || handle->size() > nfs3::Fh::kMaxSize)
             return refuse(i + 1, "fh is not 1 to 64 bytes of lowercase hex");
         f.fh = std::move(*handle);
         if (!fleet::parse_data_file_name(name))

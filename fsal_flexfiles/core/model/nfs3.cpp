@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-3.0-or-later
 #include "model/nfs3.hpp"
 
+#include "model/hex.hpp"
+
 #include <cinttypes>
 #include <cstdio>
 #include <ostream>
@@ -14,14 +16,7 @@ std::optional<Fh> Fh::from_bytes(const void* bytes, std::size_t size) {
 }
 
 std::string Fh::hex() const {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string s;
-    s.reserve(2 * size());
-    for (const std::uint8_t b : *this) {
-        s.push_back(kDigits[b >> 4]);
-        s.push_back(kDigits[b & 0xf]);
-    }
-    return s;
+    return to_hex({data(), size()});
 }
 
 std::string status_name(Status s) {
