@@ -105,6 +105,7 @@ Result list_data_servers(Export& exp, std::vector<DataServerRow>& rows) {
         r.in_flight = c.in_flight;
         r.direct_writes = c.direct_writes;
         r.direct_spun = c.direct_spun;
+        r.direct_reads = c.direct_reads;
         r.direct_connections = c.direct_connections;
         if (c.last_probe)
             r.last_probe_ms = wall_ms(*c.last_probe);

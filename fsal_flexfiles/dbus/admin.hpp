@@ -63,6 +63,7 @@ struct DataServerRow {
     std::uint32_t in_flight = 0;
     std::uint64_t direct_writes = 0;      // WRITEs a worker sent itself (no event thread)
     std::uint64_t direct_spun = 0;        // of those, answered while it polled (DS_Direct_Spin)
+    std::uint64_t direct_reads = 0;       // READs a worker sent itself, into Ganesha's buffer
     std::uint32_t direct_connections = 0; // open now for them
     std::int64_t last_probe_ms = -1;      // wall clock, ms since the epoch; -1: never probed
     bool last_probe_ok = false;

@@ -82,6 +82,7 @@ void append_data_servers(DBusMessageIter* it, const std::vector<DataServerRow>& 
         dict_u32(&dict, "in_flight", r.in_flight);
         dict_u64(&dict, "direct_writes", r.direct_writes);
         dict_u64(&dict, "direct_spun", r.direct_spun);
+        dict_u64(&dict, "direct_reads", r.direct_reads);
         dict_u32(&dict, "direct_connections", r.direct_connections);
         dict_i64(&dict, "last_probe_ms", r.last_probe_ms);
         dict_bool(&dict, "last_probe_ok", r.last_probe_ok);

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <random>
 #include <sys/eventfd.h>
 #include <system_error>
 #include <thread>
@@ -73,7 +74,10 @@ DataServer::Impl::Impl(DataServerConfig c)
     : cfg(std::move(c)),
       label("ds " + std::to_string(cfg.id) + " (" + cfg.host + ":" + cfg.export_path + ")"),
       health(cfg.down_after, down_span(cfg)),
-      backoff(cfg.backoff_initial, cfg.backoff_max, cfg.id) {}
+      backoff(cfg.backoff_initial, cfg.backoff_max, cfg.id) {
+    // A random start, so that a restarted MDS's transaction ids are not the last one's.
+    direct_xid.store(std::random_device{}(), std::memory_order_relaxed);
+}
 
 DataServer::Impl::~Impl() {
     if (efd >= 0)
@@ -152,6 +156,7 @@ DsCounters DataServer::counters() const noexcept {
     c.in_flight = d.c_in_flight.load(std::memory_order_relaxed);
     c.direct_writes = d.c_direct_writes.load(std::memory_order_relaxed);
     c.direct_spun = d.c_direct_spun.load(std::memory_order_relaxed);
+    c.direct_reads = d.c_direct_reads.load(std::memory_order_relaxed);
     c.direct_connections = d.direct_open.load(std::memory_order_relaxed);
     auto ns = d.last_probe_ns.load(std::memory_order_relaxed);
     if (ns >= 0)

@@ -80,8 +80,9 @@ struct DataServerConfig {
     std::chrono::milliseconds backoff_initial{100};
     std::chrono::milliseconds backoff_max{5000};
     std::uint32_t max_io_size = 1u << 20; // larger READ/WRITE/COMMIT counts are refused
-    // Connections on which a caller's thread sends a WRITE and waits for its reply itself
-    // (DataServer::write_here); 0: every request goes through the event thread.
+    // Connections on which a caller's thread sends a WRITE or a READ and waits for its
+    // reply itself (DataServer::write_here, read_here); 0: every request goes through the
+    // event thread.
     unsigned direct_connections = 8;
     // How long such a caller, when it is the only one waiting on direct connections,
     // polls for the reply before sleeping in poll(): a thread woken from sleep costs a
@@ -116,6 +117,7 @@ struct DsCounters {
     std::uint64_t direct_writes = 0;      // WRITEs sent on a caller's thread (write_here)
     std::uint32_t direct_connections = 0; // open now, idle or in use
     std::uint64_t direct_spun = 0;        // direct WRITEs whose reply came while polling for it
+    std::uint64_t direct_reads = 0;       // READs sent on a caller's thread (read_here)
     // Wall-clock time the last probe completed (success or failure), if any.
     std::optional<std::chrono::system_clock::time_point> last_probe;
     bool last_probe_ok = false;
@@ -226,6 +228,15 @@ public:
     // before waiting for them: the caller can send it the other way meanwhile.
     static void write_here(std::span<DirectWrite> writes,
                            const std::function<void(std::size_t)>& not_sent = {}) noexcept;
+    // A READ of into.size() bytes at `offset`, sent and answered on the calling thread over
+    // a direct connection as write_here's, the data received straight into `into`
+    // (ReadResult::placed says how many bytes; `data` stays empty): no hand-off, and no
+    // copy out of libnfs's reply buffer (README.md). Empty when it did not go this way
+    // (the conditions of write_here, or a request read_into() would refuse): nothing was
+    // sent, and the caller reads the other way. Deadline, health and counters as read().
+    std::optional<DsResult<ReadResult>> read_here(const DsFh& fh, std::uint64_t offset,
+                                                  std::span<std::uint8_t> into,
+                                                  Deadline deadline = {}) noexcept;
 
     // ---- Future forms: the same operations; get() returns by the deadline. ----
     std::future<DsResult<NullResult>> null(Deadline deadline = {});

@@ -11,6 +11,7 @@
 //   event_loop.cpp   the event thread: inbox, queues, deadlines, ordering of changes
 //   connection.cpp   connect, MOUNT, reconnect with backoff, probes and health
 //   direct_write.cpp the direct connections callers' threads send WRITEs on themselves
+//   direct_read.cpp  READs on them, received into the caller's buffer (read_wire.hpp)
 //
 // Everything under "event thread only" runs on that thread (data_server.hpp says why).
 #pragma once
@@ -188,6 +189,8 @@ struct DataServer::Impl {
     // The direct connections (direct_write.cpp).
     std::atomic<std::uint64_t> c_direct_writes{0};
     std::atomic<std::uint64_t> c_direct_spun{0};
+    std::atomic<std::uint64_t> c_direct_reads{0};
+    std::atomic<std::uint32_t> direct_xid{0};     // direct READs' transaction ids (data_server.cpp)
     std::atomic<unsigned> unanswered_changes{0};  // the event thread's `unanswered`, summed
     std::atomic<unsigned> direct_marks{0};        // size of direct_unanswered
     std::atomic<unsigned> direct_open{0};         // idle + in use

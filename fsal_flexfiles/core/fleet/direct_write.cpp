@@ -121,7 +121,7 @@ std::optional<Impl::DirectConn> Impl::take_direct(Deadline dl) {
         direct_open.fetch_sub(1, std::memory_order_relaxed);
         direct_retry_ns.store(ns_of(Clock::now() + kRetryOpenAfter), std::memory_order_relaxed);
         log(LogLevel::warn, "could not open a direct connection (" + why +
-                                "); WRITEs go through the event thread for now");
+                                "); WRITEs and READs go through the event thread for now");
         return std::nullopt;
     };
     rpc_context* rpc = rpc_init_context();

@@ -433,9 +433,11 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset,
             last = t.status;
             continue;
         }
-        // The replies are copied into the caller's buffer on the event thread. A fresh sink
-        // per mirror: one given up on below is closed, and a late reply copies nothing.
-        auto sink = std::make_shared<fleet::ReadSink>(into);
+        // Each chunk is read on this thread into the caller's buffer (read_here) when the
+        // data server has a direct connection for it, else through its event thread, which
+        // copies the reply into the buffer lent as `sink`. A fresh sink per mirror: one
+        // given up on below is closed, and a late reply copies nothing.
+        std::shared_ptr<fleet::ReadSink> sink;
         std::size_t got = 0;
         bool eof = false;
         DsStatus st;
@@ -443,16 +445,23 @@ ProxyReadResult ProxyIo::read(const DataFileMap& map, std::uint64_t offset,
             const auto len = static_cast<std::uint32_t>(
                 std::min<std::size_t>(rsize(df.ds_id), into.size() - got));
             const std::int64_t issued = wcc::monotonic_now_ns();
-            auto f =
-                t.ds->read_into(t.fh, offset + got, len, sink, got, fleet::deadline_in(timeout_));
-            if (!wait_bounded(f, fleet::Clock::now() + timeout_ + 2s)) {
-                sink->close();
-                st = DsStatus::error(DsErrc::timeout,
-                                     t.ds->label() +
-                                         ": READ: no answer from the data-server client");
-                break;
+            auto here = t.ds->read_here(t.fh, offset + got, into.subspan(got, len),
+                                        fleet::deadline_in(timeout_));
+            if (!here) {
+                if (!sink)
+                    sink = std::make_shared<fleet::ReadSink>(into);
+                auto f = t.ds->read_into(t.fh, offset + got, len, sink, got,
+                                         fleet::deadline_in(timeout_));
+                if (!wait_bounded(f, fleet::Clock::now() + timeout_ + 2s)) {
+                    sink->close();
+                    st = DsStatus::error(DsErrc::timeout,
+                                         t.ds->label() +
+                                             ": READ: no answer from the data-server client");
+                    break;
+                }
+                here = f.get();
             }
-            auto r = f.get();
+            auto& r = *here;
             if (!r.ok()) {
                 st = std::move(r.status);
                 break;

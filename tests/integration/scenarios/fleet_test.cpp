@@ -722,6 +722,124 @@ TEST_F(FleetTest, LoneWriterPollsForItsReplyBeforeSleeping) {
     EXPECT_TRUE(servers[0]->remove(name).get().ok());
 }
 
+// READs sent and answered on the calling thread (DataServer::read_here): the data lands in
+// the caller's buffer, a 1 MiB reply whole, a read past the end short with EOF; the
+// post-op attributes come back; an NFS error is a clean failure that leaves the connection
+// fit for the next read; the reads are counted; and with no direct connections nothing
+// goes this way.
+TEST_F(FleetTest, ReadsOnTheCallingThreadLandInTheCallersBuffer) {
+    auto d = ds(1);
+    const std::string name = legacy_data_file_name(0x9d, 0);
+    auto cr = create_afresh(*d, name);
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    const std::uint32_t max = d->config().max_io_size;
+    const auto data = pattern(max + 5000, 47); // a full READ, then a short one at the end
+    ASSERT_TRUE(d->write(cr.value.fh, 0,
+                         std::vector<std::uint8_t>(data.begin(), data.begin() + max),
+                         StableHow::file_sync)
+                    .get()
+                    .ok());
+    ASSERT_TRUE(d->write(cr.value.fh, max,
+                         std::vector<std::uint8_t>(data.begin() + max, data.end()),
+                         StableHow::file_sync)
+                    .get()
+                    .ok());
+    const DsCounters before = d->counters();
+
+    std::vector<std::uint8_t> buffer(max, 0xee);
+    auto whole = d->read_here(cr.value.fh, 0, buffer, deadline_in(3000ms));
+    ASSERT_TRUE(whole.has_value()) << "not sent on the calling thread";
+    ASSERT_TRUE(whole->ok()) << what(whole->status);
+    EXPECT_EQ(whole->value.placed, max);
+    EXPECT_FALSE(whole->value.eof);
+    EXPECT_TRUE(whole->value.data.empty());
+    EXPECT_TRUE(std::equal(buffer.begin(), buffer.end(), data.begin()));
+    ASSERT_TRUE(whole->value.attrs.has_value());
+    EXPECT_EQ(whole->value.attrs->size, data.size());
+    EXPECT_EQ(whole->value.attrs->mode, 0644u);
+
+    std::fill(buffer.begin(), buffer.end(), 0xee);
+    auto tail = d->read_here(cr.value.fh, max, std::span(buffer).first(8192), deadline_in(3000ms));
+    ASSERT_TRUE(tail.has_value() && tail->ok()) << (tail ? what(tail->status) : "not sent");
+    EXPECT_EQ(tail->value.placed, 5000u);
+    EXPECT_TRUE(tail->value.eof);
+    EXPECT_TRUE(std::equal(buffer.begin(), buffer.begin() + 5000, data.begin() + max));
+    EXPECT_EQ(buffer[5000], 0xee) << "bytes past the reply's data were written";
+
+    auto stale = d->read_here(*DsFh::from_bytes("\x01", 1), 0, std::span(buffer).first(4096),
+                              deadline_in(3000ms));
+    ASSERT_TRUE(stale.has_value());
+    EXPECT_EQ(stale->status.code, DsErrc::nfs) << what(stale->status);
+    EXPECT_NE(stale->status.nfs3, 0u);
+
+    auto again =
+        d->read_here(cr.value.fh, 4096, std::span(buffer).first(4096), deadline_in(3000ms));
+    ASSERT_TRUE(again.has_value() && again->ok()) << (again ? what(again->status) : "not sent");
+    EXPECT_TRUE(std::equal(buffer.begin(), buffer.begin() + 4096, data.begin() + 4096));
+
+    const DsCounters after = d->counters();
+    EXPECT_EQ(after.direct_reads - before.direct_reads, 4u);
+    EXPECT_EQ(after.requests - before.requests, 4u);
+    EXPECT_EQ(after.errors - before.errors, 1u) << "the bogus handle's NFS error";
+    EXPECT_EQ(after.timeouts, before.timeouts);
+    EXPECT_EQ(after.in_flight, 0u);
+    EXPECT_EQ(after.direct_connections, 1u) << "one connection, kept through the NFS error";
+    EXPECT_EQ(d->health(), Health::up);
+
+    auto cfg = config_for(cluster_->ds_info()[1]);
+    cfg.id = 14;
+    cfg.direct_connections = 0;
+    ASSERT_TRUE(fleet_.add(cfg).ok());
+    auto off = fleet_.find(14);
+    ASSERT_TRUE(wait_until([&] { return off->health() == Health::up; }, 5000ms));
+    EXPECT_FALSE(off->read_here(cr.value.fh, 0, std::span(buffer).first(4096)).has_value())
+        << "DS_Direct_Connections = 0 sends everything through the event thread";
+    EXPECT_EQ(off->counters().requests, 0u);
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
+// A READ on the calling thread whose server does not answer ends by its deadline as a
+// timeout, which counts against the server's health; its connection, whose reply was
+// never read, is closed rather than reused; once the server answers again, so do reads.
+TEST_F(FleetTest, ReadOnTheCallingThreadTimesOutByItsDeadline) {
+    auto d = ds(2);
+    auto& server = cluster_->ds(2);
+    const std::string name = legacy_data_file_name(0x9e, 0);
+    auto cr = create_afresh(*d, name);
+    ASSERT_TRUE(cr.ok()) << what(cr.status);
+    const auto data = pattern(1 << 20, 53);
+    ASSERT_TRUE(d->write(cr.value.fh, 0, data, StableHow::file_sync).get().ok());
+    std::vector<std::uint8_t> buffer(data.size());
+    auto warm = d->read_here(cr.value.fh, 0, buffer, deadline_in(3000ms));
+    ASSERT_TRUE(warm.has_value() && warm->ok()) << (warm ? what(warm->status) : "not sent");
+    ASSERT_EQ(d->counters().direct_connections, 1u);
+    const DsCounters before = d->counters();
+
+    ASSERT_TRUE(server.signal(SIGSTOP));
+    ASSERT_TRUE(wait_all_threads_stopped(server.pid(), 2000ms));
+    const auto t0 = Clock::now();
+    auto late = d->read_here(cr.value.fh, 0, buffer, t0 + 300ms);
+    const auto took = Clock::now() - t0;
+    ASSERT_TRUE(server.signal(SIGCONT));
+    ASSERT_TRUE(late.has_value()) << "not sent on the calling thread";
+    EXPECT_EQ(late->status.code, DsErrc::timeout) << what(late->status);
+    EXPECT_GE(took, 300ms);
+    EXPECT_LT(took, 500ms); // the deadline plus scheduling slack on a busy machine
+    const DsCounters after = d->counters();
+    EXPECT_EQ(after.timeouts - before.timeouts, 1u);
+    EXPECT_EQ(after.in_flight, 0u);
+    EXPECT_EQ(after.direct_connections, 0u) << "a connection with a reply unread was kept";
+
+    ASSERT_TRUE(wait_until([&] { return d->health() == Health::up; }, 5000ms))
+        << "health is " << to_string(d->health());
+    std::fill(buffer.begin(), buffer.end(), 0);
+    auto again = d->read_here(cr.value.fh, 0, buffer, deadline_in(3000ms));
+    ASSERT_TRUE(again.has_value() && again->ok()) << (again ? what(again->status) : "not sent");
+    EXPECT_EQ(again->value.placed, data.size());
+    EXPECT_EQ(buffer, data);
+    EXPECT_TRUE(d->remove(name).get().ok());
+}
+
 // The ordering rule holds for WRITEs sent on the calling thread: one that times out there
 // holds every newer change of its file, on either path, until it is settled; the newer
 // data is what lands.
