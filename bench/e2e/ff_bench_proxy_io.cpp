@@ -13,8 +13,9 @@
 // and one NFSv4.1 session (no LAYOUTGET: every READ and WRITE goes through the MDS, as for
 // an NFSv4.0 client) measures on each, the exports interleaved round by round:
 //   write   a 256 MiB file in 1 MiB UNSTABLE WRITEs, then COMMIT         -> MiB/s
-//   read    the same file in 1 MiB READs (the MDS's page cache is cold for FLEXFILES: its
-//           namespace file holds no bytes, the data servers' is warm)    -> MiB/s
+//   read    the same file in 1 MiB READs, 4 times over (--read-passes: at 1-2 GiB/s one
+//           pass is too short for a steady rate; the MDS's page cache is cold for
+//           FLEXFILES: its namespace file holds no bytes, the data servers' is warm) -> MiB/s
 //   4k      4 KiB FILE_SYNC WRITEs at random 4 KiB offsets of a 16 MiB file, one at a
 //           time                                                          -> p50 / p99 us
 //   4k-u    the same UNSTABLE                                            -> p50 / p99 us
@@ -30,6 +31,7 @@
 #include "ff_harness/admin_cli.hpp"
 #include "ff_harness/harness.hpp"
 #include "ff_harness/nfs3_client.hpp"
+#include "perf_profile.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -40,7 +42,9 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -63,28 +67,35 @@ constexpr std::uint64_t kMiB = 1024 * 1024;
 struct Args {
     unsigned rounds = 3;
     std::uint64_t seq_mib = 256; // long enough for a steady rate
+    unsigned read_passes = 4;    // reads are faster: the file is read this many times over
     unsigned small_writes = 1000;
     unsigned depth = 4; // sequential READs / WRITEs in flight, as a kernel client keeps
     std::string out_dir = ".";
+    bool keep_profile = false; // perf.data of the MDS during the last round's reads
 };
 
 Args parse_args(int argc, char** argv) {
     Args a;
     bench::for_each_option(
         argc, argv,
-        "usage: ff-bench-proxy-io [--rounds N] [--seq-mib M] [--small-writes N] [--depth D] "
-        "[--out DIR]",
+        "usage: ff-bench-proxy-io [--rounds N] [--seq-mib M] [--read-passes P] [--small-writes N] "
+        "[--depth D] "
+        "[--keep-profile yes|no] [--out DIR]",
         [&](const std::string& k, const std::string& v) {
             if (k == "--rounds")
                 a.rounds = static_cast<unsigned>(bench::number(k, v));
             else if (k == "--seq-mib")
                 a.seq_mib = bench::number(k, v);
+            else if (k == "--read-passes")
+                a.read_passes = std::max(1u, static_cast<unsigned>(bench::number(k, v)));
             else if (k == "--depth")
                 a.depth = std::max(1u, static_cast<unsigned>(bench::number(k, v)));
             else if (k == "--small-writes")
                 a.small_writes = static_cast<unsigned>(bench::number(k, v));
             else if (k == "--out")
                 a.out_dir = v;
+            else if (k == "--keep-profile")
+                a.keep_profile = v == "yes";
             else
                 return false;
             return true;
@@ -174,6 +185,31 @@ ProxyTimes proxy_times(Cluster& cluster, unsigned export_id) {
             get("proxy_write_total_ns")};
 }
 
+// READs of the export's data servers sent on the MDS's worker threads into Ganesha's
+// buffer (`ganesha-ff --json list`: each data server's direct_reads, summed), and the
+// proxied READs (data_path.proxy_reads) they served.
+struct DirectReads {
+    std::uint64_t direct = 0, proxied = 0;
+};
+DirectReads direct_reads(Cluster& cluster, unsigned export_id) {
+    const auto ex = std::to_string(export_id);
+    const CommandResult list = admin_cli::run(*cluster.dbus(), {"--export", ex, "--json", "list"},
+                                              std::chrono::seconds(30));
+    if (!list.ok())
+        throw std::runtime_error("ganesha-ff list: " + list.output);
+    DirectReads out;
+    static const std::regex kDirect("\"direct_reads\": ([0-9]+)");
+    for (auto it = std::sregex_iterator(list.output.begin(), list.output.end(), kDirect);
+         it != std::sregex_iterator(); ++it)
+        out.direct += std::stoull((*it)[1].str());
+    const CommandResult stats = admin_cli::run(*cluster.dbus(), {"--export", ex, "--json", "stats"},
+                                               std::chrono::seconds(30));
+    if (!stats.ok())
+        throw std::runtime_error("ganesha-ff stats: " + stats.output);
+    out.proxied = admin_cli::counters_of(stats.output)["data_path.proxy_reads"];
+    return out;
+}
+
 struct Figures {
     std::vector<double> write_mib_s, read_mib_s, sync_us, unstable_us;
     ProxyTimes unstable_times; // the MDS's account of the 4 KiB UNSTABLE writes
@@ -241,13 +277,22 @@ void one_round(Cluster& cluster, fc::Session& s, const std::string& dir, unsigne
     const double wrote_mib = static_cast<double>(total) / kMiB;
     out.write_mib_s.push_back(wrote_mib / seconds_since(t0));
     out.write_cpu_ms_per_mib.push_back(per_mib(cpu_now(cluster) - c0, wrote_mib));
+    // --keep-profile: the MDS sampled while the last round reads (its CPU figures too).
+    std::optional<bench::PerfRecording> perf;
+    if (args.keep_profile && round + 1 == args.rounds && bench::perf_available())
+        perf.emplace(cluster.mds().pid(),
+                     std::filesystem::path(args.out_dir) /
+                         ("read" + std::string(dir == "/" ? "" : dir.substr(1)) + ".perf.data"));
     t0 = Clock::now();
     c0 = cpu_now(cluster);
     std::atomic<std::uint64_t> got{0};
-    in_flight([&](std::uint64_t off) { got += fc::read_file(s, big, off, chunk).size(); });
+    for (unsigned pass = 0; pass < args.read_passes; ++pass)
+        in_flight([&](std::uint64_t off) { got += fc::read_file(s, big, off, chunk).size(); });
     const double read_mib = static_cast<double>(got.load()) / kMiB;
     out.read_mib_s.push_back(read_mib / seconds_since(t0));
     out.read_cpu_ms_per_mib.push_back(per_mib(cpu_now(cluster) - c0, read_mib));
+    if (perf && !perf->finish())
+        progress("perf wrote no profile of " + dir + "'s reads");
     fc::close_file(s, big);
 
     fc::OpenFile small = create(s, dir + "/small-" + std::to_string(round));
@@ -420,13 +465,18 @@ int run(const Args& args) {
                  fmt(percentile(direct.unstable_us, 0.5)) + " us");
     }
     session->close();
+    std::map<std::string, DirectReads> read_paths;
+    for (const auto& [dir, id] : export_ids)
+        if (id != 0)
+            read_paths[dir] = direct_reads(cluster, id);
 
     std::ofstream md = bench::output_file(args.out_dir, "proxy-io.md");
     md << "### d. I/O through the MDS (no layout; " << args.rounds << " rounds, medians)\n\n"
        << "One NFSv4.1 session without LAYOUTGET (what an NFSv4.0 client does), the exports "
           "interleaved. Sequential: a "
        << args.seq_mib << " MiB file in " << fc::io_chunk_size(*session) / 1024
-       << " KiB WRITEs (UNSTABLE, then COMMIT) and READs, " << args.depth
+       << " KiB WRITEs (UNSTABLE, then COMMIT), then read " << args.read_passes
+       << " times over in READs of that size, " << args.depth
        << " in flight. Small: " << args.small_writes
        << " 4 KiB WRITEs one at a time at random offsets of a 16 MiB file per round and "
           "kind.\n\n"
@@ -560,6 +610,11 @@ int run(const Args& args) {
                      "/ sleeping at once, the default",
                      fig.at("/m1s"), m1);
     }
+    md << "\nREADs sent to the data servers from the MDS's worker threads, received into "
+          "Ganesha's buffer (DataServer::read_here), of the proxied READs:";
+    for (const auto& [dir, r] : read_paths)
+        md << " " << dir << " " << r.direct << " of " << r.proxied << ";";
+    md << " the rest went through the data servers' event threads.\n";
     // Where the CPU goes, per MiB moved (medians of the rounds, each part on its own).
     auto median_part = [](const std::vector<Cpu>& v, double Cpu::*part) {
         std::vector<double> x;
