@@ -45,6 +45,9 @@ inline std::string fh_key(const DsFh& fh) {
 
 // "250 ms", for messages (event_loop.cpp).
 std::string ms_string(Clock::duration d);
+// poll()'s timeout for `until`, rounded up so that a wake-up is never early
+// (direct_write.cpp; the direct READ's too).
+int poll_ms(Clock::time_point until);
 // libnfs's last error on `rpc`, never empty (connection.cpp).
 std::string rpc_error(rpc_context* rpc);
 

@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -37,7 +36,6 @@ namespace {
 using Impl = DataServer::Impl;
 using std::chrono::duration_cast;
 using std::chrono::microseconds;
-using std::chrono::milliseconds;
 
 enum class End { ok, timeout, closed, failed, malformed };
 
@@ -164,10 +162,8 @@ private:
         const auto left = until_ - Clock::now();
         if (left <= Clock::duration::zero())
             return timed_out();
-        // Rounded up, so that a wake-up is never early.
-        const auto ms = duration_cast<milliseconds>(left + microseconds(999)).count();
         pollfd p{fd_, events, 0};
-        const int rc = ::poll(&p, 1, static_cast<int>(ms));
+        const int rc = ::poll(&p, 1, poll_ms(until_));
         if (rc < 0 && errno != EINTR)
             return fail("poll");
         return End::ok; // ready, interrupted, or the deadline: the caller's next try says

@@ -43,14 +43,6 @@ std::int64_t ns_of(Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
 
-// poll()'s timeout for `until`, rounded up so that a wake-up is never early.
-int poll_ms(Clock::time_point until) {
-    const auto left = until - Clock::now();
-    if (left <= Clock::duration::zero())
-        return 0;
-    return static_cast<int>(duration_cast<milliseconds>(left + microseconds(999)).count());
-}
-
 // An idle connection still fit to send on: the server has not closed it (nor sent
 // anything unasked).
 bool still_open(rpc_context* rpc) {
@@ -151,6 +143,13 @@ std::optional<Impl::DirectConn> Impl::take_direct(Deadline dl) {
         return failed(why);
     }
     return DirectConn{rpc, generation};
+}
+
+int poll_ms(Clock::time_point until) {
+    const auto left = until - Clock::now();
+    if (left <= Clock::duration::zero())
+        return 0;
+    return static_cast<int>(duration_cast<milliseconds>(left + microseconds(999)).count());
 }
 
 void Impl::give_back(DirectConn dc, bool usable) {
