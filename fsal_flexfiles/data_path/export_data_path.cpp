@@ -315,11 +315,16 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         hooks.rw_layout_outstanding = [&exp](std::uint64_t file_id) {
             return layout::rw_layout_outstanding(exp, file_id);
         };
+        // On the resilverer's thread: the recall needs the export as op_ctx's.
+        hooks.recall_rw_layouts = [&exp](const StaleMirror& mark) {
+            in_export_context(exp, [&] { layout::recall_layouts(exp, mark.key, mark.file_id, 0); });
+        };
         hooks.chunk_size = [&exp](std::uint64_t source, std::uint64_t target) {
             return std::min(exp.proxy().rsize(source), exp.proxy().wsize(target));
         };
         ResilverSettings resilver;
         resilver.request_timeout = cfg.ds_io_timeout;
+        resilver.recall_after = cfg.resilver_recall_after;
         if (cfg.map_in_namespace) {
             resilver.close_stale_to_reads = true;
             hooks.other_writers = [&exp](const StaleMirror& mark) {

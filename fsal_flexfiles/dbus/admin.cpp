@@ -225,6 +225,7 @@ Counters stats(Export& exp) {
     add("resilver.restarts", rs.restarts);
     add("resilver.failures", rs.failures);
     add("resilver.bytes_copied", rs.bytes_copied);
+    add("resilver.recalls", rs.recalls);
 
     if (exp.fence_retry_) {
         const mds::FenceRetryCounters f = exp.fence_retrier().counters();

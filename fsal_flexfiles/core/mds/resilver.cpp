@@ -31,6 +31,12 @@ fleet::DsResult<T> await(std::future<fleet::DsResult<T>> f, std::chrono::millise
     return f.get();
 }
 
+std::string duration_text(std::chrono::milliseconds d) {
+    return d < 1s
+               ? std::to_string(d.count()) + " ms"
+               : std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + " s";
+}
+
 } // namespace
 
 Resilverer::Resilverer(LayoutStore& store, StaleMirrors& stale, fleet::Fleet& fleet,
@@ -66,6 +72,7 @@ ResilverCounters Resilverer::counters() const {
     c.restarts = c_restarts_.load(std::memory_order_relaxed);
     c.failures = c_failures_.load(std::memory_order_relaxed);
     c.bytes_copied = c_bytes_.load(std::memory_order_relaxed);
+    c.recalls = c_recalls_.load(std::memory_order_relaxed);
     return c;
 }
 
@@ -114,6 +121,29 @@ void Resilverer::pass() {
     };
     std::erase_if(backoff_, gone);
     std::erase_if(waiting_logged_, gone);
+    std::erase_if(rw_waits_, gone);
+}
+
+void Resilverer::recall_when_waited_long(const StaleMirror& mark, std::string& reason) {
+    const auto now = std::chrono::steady_clock::now();
+    auto [it, fresh] =
+        rw_waits_.try_emplace(std::make_pair(mark.file_id, mark.mirror), RwWait{now, now});
+    RwWait& wait = it->second;
+    const bool recalls = hooks_.recall_rw_layouts && settings_.recall_after.count() > 0;
+    if (!fresh && recalls && now - wait.last_recall >= settings_.recall_after) {
+        hooks_.recall_rw_layouts(mark);
+        if (!wait.recalled)
+            wait.first_recall_after =
+                std::chrono::duration_cast<std::chrono::milliseconds>(now - wait.since);
+        wait.recalled = true;
+        wait.last_recall = now;
+        c_recalls_.fetch_add(1, std::memory_order_relaxed);
+    }
+    // The same words on every pass of one wait: the waiting line is logged once.
+    if (wait.recalled)
+        reason += "; recalled them after " + duration_text(wait.first_recall_after) +
+                  ", and again every " + duration_text(settings_.recall_after) +
+                  " while they stay out";
 }
 
 ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) {
@@ -135,10 +165,13 @@ ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) 
     const DataFile& target_df = map.files[mark.mirror];
     const std::string target_name = where(mark, target_df);
 
+    const auto id = std::make_pair(mark.file_id, mark.mirror);
     if (hooks_.rw_layout_outstanding && hooks_.rw_layout_outstanding(mark.file_id)) {
         reason = target_name + ": waiting for the file's RW layouts to be returned";
+        recall_when_waited_long(mark, reason);
         return ResilverOutcome::waiting;
     }
+    rw_waits_.erase(id);
     const std::optional<std::uint64_t> epoch = stale_.quiet_epoch(mark.file_id);
     if (!epoch) {
         reason = target_name + ": waiting for writes in flight";

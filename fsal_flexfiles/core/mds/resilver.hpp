@@ -7,7 +7,11 @@
 // One attempt on a stale mirror:
 //   1. wait while a client holds an RW layout on the file (it may write the in-sync
 //      mirrors directly; the MDS would not see it) or a write through the MDS is in
-//      flight, and while the stale mirror's data server is not Up;
+//      flight, and while the stale mirror's data server is not Up; RW layouts waited on
+//      for `recall_after` are recalled (hooks.recall_rw_layouts), and again every
+//      `recall_after` while they stay out: a client that keeps a layout it no longer
+//      writes through (or one the MDS still counts after the client dropped it) would
+//      otherwise hold the file degraded indefinitely;
 //   2. take the file's epoch; GETATTR an in-sync mirror on an Up data server (the source);
 //   3. copy it whole: READ the source, WRITE the stale data file (UNSTABLE), COMMIT, then
 //      SETATTR size, atime and mtime to the source's (a stale copy may be longer, and the
@@ -49,6 +53,8 @@ struct ResilverSettings {
     // kStaleDataFileMode (model/data_files.hpp).
     bool close_stale_to_reads = false;
     std::chrono::milliseconds tick{1000};
+    // Waiting this long on a file's RW layouts recalls them (then again as often); 0: never.
+    std::chrono::milliseconds recall_after{10000};
     std::chrono::milliseconds request_timeout{5000}; // per RPC
     std::chrono::milliseconds backoff_initial{1000};
     std::chrono::milliseconds backoff_max{60000};
@@ -59,6 +65,7 @@ struct ResilverCounters {
     std::uint64_t resilvered = 0; // marks cleared
     std::uint64_t restarts = 0;   // copies thrown away: the file was written meanwhile
     std::uint64_t failures = 0;   // copies that failed (retried after a backoff)
+    std::uint64_t recalls = 0;    // RW layouts recalled after waiting recall_after on them
     std::uint64_t bytes_copied = 0;
 };
 
@@ -75,6 +82,9 @@ struct OtherWriters {
 struct ResilverHooks {
     // Whether a client holds an RW layout on the file (fileid).
     std::function<bool(std::uint64_t)> rw_layout_outstanding;
+    // Recalls the file's layouts (queued, not waited for): the copy waited recall_after on
+    // RW layouts.
+    std::function<void(const StaleMirror&)> recall_rw_layouts;
     // Bytes per READ and WRITE between two data servers (source, target Ids).
     std::function<std::uint32_t(std::uint64_t, std::uint64_t)> chunk_size;
     // Several MDSs share the namespace: asked before a copy (it waits unless quiet) and
@@ -104,6 +114,9 @@ public:
 
 private:
     void log(fleet::LogLevel level, const std::string& message) const;
+    // Waiting on the file's RW layouts: recalls them once waited on for recall_after since
+    // the wait began or the last recall, and says so in `reason`.
+    void recall_when_waited_long(const StaleMirror& mark, std::string& reason);
 
     LayoutStore& store_;
     StaleMirrors& stale_;
@@ -121,9 +134,18 @@ private:
     std::map<std::pair<std::uint64_t, std::uint32_t>, Backoff> backoff_;
     // Marks already logged as waiting for a data server (to log that once).
     std::map<std::pair<std::uint64_t, std::uint32_t>, std::string> waiting_logged_;
+    // Marks waiting on RW layouts: since when, when they were last recalled (or the wait
+    // began), and after how long the first recall came. Erased once no RW layout is out.
+    struct RwWait {
+        std::chrono::steady_clock::time_point since;
+        std::chrono::steady_clock::time_point last_recall;
+        bool recalled = false;
+        std::chrono::milliseconds first_recall_after{0};
+    };
+    std::map<std::pair<std::uint64_t, std::uint32_t>, RwWait> rw_waits_;
 
     std::atomic<std::uint64_t> c_attempts_{0}, c_resilvered_{0}, c_restarts_{0}, c_failures_{0},
-        c_bytes_{0};
+        c_bytes_{0}, c_recalls_{0};
 
     PeriodicThread loop_; // last: stopped and joined before the rest goes
 };

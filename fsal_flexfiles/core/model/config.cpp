@@ -149,6 +149,7 @@ ExportConfig from_parsed(const ff_cfg_export& parsed) {
     cfg.ds_io_timeout = std::chrono::milliseconds(parsed.ds_io_timeout_ms);
     cfg.ds_direct_connections = parsed.ds_direct_connections;
     cfg.ds_direct_spin = std::chrono::microseconds(parsed.ds_direct_spin_us);
+    cfg.resilver_recall_after = std::chrono::milliseconds(parsed.resilver_recall_after_ms);
     if (parsed.layout_store != nullptr)
         cfg.layout_store = parsed.layout_store;
     cfg.map_in_namespace = parsed.map_in_namespace;
@@ -230,6 +231,8 @@ std::vector<std::string> validate(const ExportConfig& cfg) {
                             int64_t{FF_CFG_DS_DIRECT_CONNECTIONS_MAX}, problems);
     check_in_range<int64_t>("", "DS_Direct_Spin", cfg.ds_direct_spin.count(), 0,
                             int64_t{FF_CFG_DS_DIRECT_SPIN_US_MAX}, problems);
+    check_in_range<int64_t>("", "Resilver_Recall_After", cfg.resilver_recall_after.count(), 0,
+                            int64_t{FF_CFG_RESILVER_RECALL_AFTER_MS_MAX}, problems);
     if (!cfg.layout_store.empty() && cfg.layout_store.front() != '/')
         problems.push_back("Layout_Store = \"" + cfg.layout_store + "\" is not an absolute path");
     return problems;
@@ -262,7 +265,9 @@ std::string describe(const ExportConfig& cfg) {
         << " s, DS_Getattr_Deadline = " << cfg.ds_getattr_deadline.count()
         << " ms, DS_IO_Timeout = " << cfg.ds_io_timeout.count()
         << " ms, DS_Direct_Connections = " << cfg.ds_direct_connections
-        << ", DS_Direct_Spin = " << cfg.ds_direct_spin.count() << " us, Layout_Store = "
+        << ", DS_Direct_Spin = " << cfg.ds_direct_spin.count()
+        << " us, Resilver_Recall_After = " << cfg.resilver_recall_after.count()
+        << " ms, Layout_Store = "
         << (cfg.layout_store.empty() ? std::string("(default)") : cfg.layout_store)
         << ", Map_In_Namespace = " << (cfg.map_in_namespace ? "true" : "false");
     return out.str();

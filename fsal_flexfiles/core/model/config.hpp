@@ -70,6 +70,9 @@ struct ExportConfig {
     // How long such a worker, when no other is waiting for data servers, polls for the
     // reply before it sleeps (DS_Direct_Spin); 0: it sleeps at once.
     std::chrono::microseconds ds_direct_spin{FF_CFG_DS_DIRECT_SPIN_US_DEFAULT};
+    // How long the resilverer waits on a stale file's RW layouts before it recalls them
+    // (Resilver_Recall_After; mds/resilver.hpp); 0: it only waits.
+    std::chrono::milliseconds resilver_recall_after{FF_CFG_RESILVER_RECALL_AFTER_MS_DEFAULT};
     // Where the map file -> data files lives (store/layout_store.hpp); empty: the default,
     // see layout_store_path().
     std::string layout_store;

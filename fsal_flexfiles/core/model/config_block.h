@@ -89,6 +89,10 @@ extern "C" {
  * the reply before it sleeps. */
 #define FF_CFG_DS_DIRECT_SPIN_US_MAX 1000u
 #define FF_CFG_DS_DIRECT_SPIN_US_DEFAULT 0u
+/* Milliseconds the resilverer waits on a file's RW layouts before it recalls them (and
+ * again as often while they stay out); 0: it never recalls them. */
+#define FF_CFG_RESILVER_RECALL_AFTER_MS_MAX 3600000u
+#define FF_CFG_RESILVER_RECALL_AFTER_MS_DEFAULT 10000u
 /* Layout_Store defaults to <RecoveryRoot>/FF_CFG_LAYOUT_STORE_SUBDIR/export-<Export_Id>.db:
  * /var/lib/nfs/ganesha/flexfiles/... by default, and per server wherever a server keeps its
  * state (RecoveryRoot), so two servers on one machine never share a store. */
@@ -127,6 +131,7 @@ struct ff_cfg_export {
     uint32_t ds_io_timeout_ms;
     uint32_t ds_direct_connections;
     uint32_t ds_direct_spin_us;
+    uint32_t resilver_recall_after_ms;
     char* layout_store; /* NULL when the block has no Layout_Store */
     bool map_in_namespace;
 };

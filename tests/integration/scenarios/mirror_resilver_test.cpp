@@ -73,8 +73,12 @@ lt::SessionOptions session_to(GaneshaServer& mds) {
 // While a client holds an RW layout the resilverer
 // waits (the client may write the in-sync mirror behind the MDS's back), which keeps the
 // mirror stale with its data server Up: the window in which reads must still avoid it.
+// This client keeps its RW layout through recalls: the resilverer only waits here
+// (Resilver_Recall_After = 0; the next test has the recall).
 TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
-    Cluster cluster(flexfiles_cluster(fast_failures()));
+    MdsSettings settings = fast_failures();
+    settings.extra = "Resilver_Recall_After = 0;";
+    Cluster cluster(flexfiles_cluster(settings));
     GaneshaServer& mds = cluster.mds();
     Nfs3Client client(mds.nfs3_url());
     Mirrored m = write_mirrored(cluster, client, "resilvered");
@@ -149,6 +153,51 @@ TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
         EXPECT_EQ(read_whole(df.path), m.bytes) << df.path;
     const auto errors = mds.error_lines({"-> Down", "nfs3_Errno_verbose"});
     EXPECT_TRUE(errors.empty()) << "the MDS logged errors:\n" << joined(errors);
+}
+
+// A client that keeps the file open with an RW layout it no longer writes through: the
+// resilverer recalls the layout once it has waited Resilver_Recall_After on it. The client
+// answers as one that has dropped the layout already (NFS4ERR_NOMATCHING_LAYOUT, what a
+// client that discarded it after a data-server error says), which returns it; the mirror
+// is then copied back with the file still open.
+TEST(MirrorResilver, AnRwLayoutKeptOutIsRecalledAndTheMirrorResilvered) {
+    MdsSettings settings = fast_failures();
+    settings.extra = "Resilver_Recall_After = 1000;";
+    Cluster cluster(flexfiles_cluster(settings));
+    GaneshaServer& mds = cluster.mds();
+    Nfs3Client client(mds.nfs3_url());
+    Mirrored m = write_mirrored(cluster, client, "kept");
+    ASSERT_EQ(m.placed.size(), 2U);
+    const unsigned away = m.placed[0].ds;
+    auto session = lt::Session::open(session_to(mds));
+    std::atomic<int> recalls{0};
+    session->set_callback_handler([&](const nfs_cb_argop4& op, nfs_cb_resop4&) -> nfsstat4 {
+        if (op.argop != NFS4_OP_CB_LAYOUTRECALL)
+            return NFS4ERR_NOTSUPP;
+        ++recalls;
+        return NFS4ERR_NOMATCHING_LAYOUT;
+    });
+
+    const std::size_t mark = mds.log_offset();
+    cluster.ds(away).stop();
+    write_while_a_mirror_is_away(client, m);
+    lt::OpenOptions rw;
+    rw.access = OPEN4_SHARE_ACCESS_BOTH;
+    lt::OpenFile held = lt::open_path(*session, "/export1/kept", rw);
+    ASSERT_EQ(lt::must_layoutget(*session, held.fh, held.stateid, LAYOUTIOMODE4_RW).mirrors.size(),
+              1U);
+    cluster.ds(away).start();
+    ASSERT_TRUE(mds_logged_health(cluster, away, {"-> Up"}, mark, 30s));
+
+    EXPECT_TRUE(eventually([&] { return mds.log_contains("in sync again", mark); }, 30s))
+        << "the resilverer never finished while the RW layout was kept";
+    EXPECT_GE(recalls.load(), 1) << "no CB_LAYOUTRECALL";
+    EXPECT_TRUE(mds.log_contains("waiting for the file's RW layouts to be returned; recalled "
+                                 "them after",
+                                 mark));
+    EXPECT_EQ(read_whole(m.placed[0].path), m.bytes) << "the copy holds every byte";
+    EXPECT_EQ(read_whole(m.placed[1].path), m.bytes);
+    lt::close_file(*session, held);
 }
 
 TEST(MirrorResilver, StaleMarksSurviveAnMdsRestart) {

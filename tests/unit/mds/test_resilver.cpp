@@ -110,11 +110,65 @@ void test_waits_and_says_why(void**) {
     fs::remove_all(dir);
 }
 
+// RW layouts waited on for recall_after are recalled, then again every recall_after while
+// they stay out; the wait starts over once none is out.
+void test_recalls_rw_layouts_it_waits_on(void**) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("ff-resilver-recall-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    auto opened = LayoutStore::open((dir / "layouts.db").string());
+    assert_true(opened.ok());
+    LayoutStore& store = *opened.value;
+    assert_true(store.put(kKey, two_mirrors()).ok());
+    StaleMirrors stale(store);
+    assert_true(stale.mark(kKey, 77, 2, {0}, "WRITE failed").ok());
+    fleet::Fleet fleet;
+
+    bool rw_out = true;
+    std::vector<std::uint64_t> recalled;
+    ResilverHooks hooks;
+    hooks.rw_layout_outstanding = [&](std::uint64_t file) { return file == 77 && rw_out; };
+    hooks.recall_rw_layouts = [&](const StaleMirror& m) { recalled.push_back(m.file_id); };
+    ResilverSettings settings;
+    settings.recall_after = 100ms;
+    Resilverer resilver(store, stale, fleet, hooks, settings, nullptr);
+    const StaleMirror mark = stale.list().at(0);
+    std::string why;
+    const auto waiting = static_cast<int>(ResilverOutcome::waiting);
+
+    // The wait begins: nothing recalled yet.
+    assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)), waiting);
+    assert_true(recalled.empty());
+    assert_null(std::strstr(why.c_str(), "recall"));
+    std::this_thread::sleep_for(120ms);
+    assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)), waiting);
+    assert_int_equal(recalled.size(), 1);
+    assert_int_equal(recalled[0], 77);
+    assert_non_null(std::strstr(why.c_str(), "RW layouts to be returned"));
+    assert_non_null(std::strstr(why.c_str(), "recalled them"));
+    // Not again before another recall_after.
+    assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)), waiting);
+    assert_int_equal(recalled.size(), 1);
+    std::this_thread::sleep_for(120ms);
+    assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)), waiting);
+    assert_int_equal(recalled.size(), 2);
+    assert_int_equal(resilver.counters().recalls, 2);
+
+    // Returned: the next RW layout starts a new wait.
+    rw_out = false;
+    resilver.resilver(mark, &why);
+    rw_out = true;
+    assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)), waiting);
+    assert_int_equal(recalled.size(), 2);
+    fs::remove_all(dir);
+}
+
 } // namespace
 
 int main() {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waits_and_says_why),
+        cmocka_unit_test(test_recalls_rw_layouts_it_waits_on),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -180,6 +180,10 @@ void test_data_path_fields(void**) {
     expect_one(cfg, "DS_Direct_Spin = 1001 is out of range (0..1000)");
     cfg.ds_direct_spin = std::chrono::microseconds(0); // sleep at once
     assert_true(validate(cfg).empty());
+    cfg.resilver_recall_after = std::chrono::milliseconds(3600001);
+    expect_one(cfg, "Resilver_Recall_After = 3600001 is out of range (0..3600000)");
+    cfg.resilver_recall_after = std::chrono::milliseconds(0); // only wait
+    assert_true(validate(cfg).empty());
 
     cfg.layout_store = "layouts.db";
     expect_one(cfg, "Layout_Store = \"layouts.db\" is not an absolute path");
@@ -311,7 +315,7 @@ void test_describe(void**) {
     assert_non_null(strstr(line.c_str(), "2=[fd00::3]:2049/export"));
     assert_non_null(strstr(
         line.c_str(), "DS_IO_Timeout = 5000 ms, DS_Direct_Connections = 8, DS_Direct_Spin = 0 us, "
-                      "Layout_Store = (default)"));
+                      "Resilver_Recall_After = 10000 ms, Layout_Store = (default)"));
     assert_non_null(strstr(line.c_str(), "READ layouts uid 2000000"));
 }
 
