@@ -220,9 +220,11 @@ TEST_F(HostileFencing, AFenceThatFailsOnAMirrorMarksItStaleAndIsRetried) {
     EXPECT_EQ(write_mirror(*ds1, al, 1, data), Nfs3Status::acces) << "mirror 1 was not fenced";
     // One recall for the fence: marking the mirror stale recalled A's layout, and the open
     // must not recall it again (two recalls of one file race in Ganesha's layoutrecall()).
+    // Not counted: the resilverer's own, once it has waited Resilver_Recall_After on A's
+    // RW layout (a loaded machine may take that long to get here).
     const auto recalls = [](std::map<std::string, std::uint64_t> c) {
         return c["layout.recalls_sent"] + c["layout.recalls_not_found"] +
-               c["layout.recalls_failed"];
+               c["layout.recalls_failed"] - c["resilver.recalls"];
     };
     EXPECT_EQ(recalls(stats()), recalls(before) + 1);
 }
