@@ -317,7 +317,8 @@ fsal_status_t open_data_path(Export& exp, int export_id) noexcept {
         };
         // On the resilverer's thread: the recall needs the export as op_ctx's.
         hooks.recall_rw_layouts = [&exp](const StaleMirror& mark) {
-            in_export_context(exp, [&] { layout::recall_layouts(exp, mark.key, mark.file_id, 0); });
+            in_export_context(
+                exp, [&] { layout::recall_rw_layouts_for_resilver(exp, mark.key, mark.file_id); });
         };
         hooks.chunk_size = [&exp](std::uint64_t source, std::uint64_t target) {
             return std::min(exp.proxy().rsize(source), exp.proxy().wsize(target));

@@ -54,11 +54,13 @@ static void recall_issued(void *arg, state_status_t status)
 }
 
 int ff_layout_async_recall(const struct fsal_up_vector *vec, const void *key,
-			   size_t key_len, bool changed, uint64_t except_client,
+			   size_t key_len, bool changed, bool rw_only,
+			   uint64_t except_client,
 			   void (*cb)(void *cb_arg, int status), void *cb_arg)
 {
 	struct gsh_buffdesc handle = { .addr = (void *)key, .len = key_len };
-	struct pnfs_segment whole = { .io_mode = LAYOUTIOMODE4_ANY,
+	struct pnfs_segment whole = { .io_mode = rw_only ? LAYOUTIOMODE4_RW :
+							   LAYOUTIOMODE4_ANY,
 				      .offset = 0,
 				      .length = NFS4_UINT64_MAX };
 	struct layoutrecall_spec spec = {

@@ -31,7 +31,8 @@ bool ff_layout_find_export(struct fsal_module *fsal,
 /*
  * CB_LAYOUTRECALL of every layout of the file `key` names (a handle key as
  * the up-call vector's export looks it up: the sub-FSAL's handle_to_key),
- * any iomode, whole file, clora_changed = `changed`, held by any client but
+ * of any iomode (only RW ones when `rw_only`), whole file, clora_changed =
+ * `changed`, held by any client but
  * `except_client` (0: all clients). Queued on Ganesha's general fridge
  * (up_async_layoutrecall: an FSAL must not call the up-call inside its own
  * operations); cb(cb_arg, status) runs when the recall has been issued,
@@ -40,7 +41,8 @@ bool ff_layout_find_export(struct fsal_module *fsal,
  * not).
  */
 int ff_layout_async_recall(const struct fsal_up_vector *vec, const void *key,
-			   size_t key_len, bool changed, uint64_t except_client,
+			   size_t key_len, bool changed, bool rw_only,
+			   uint64_t except_client,
 			   void (*cb)(void *cb_arg, int status), void *cb_arg);
 
 /*

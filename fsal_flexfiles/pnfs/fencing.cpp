@@ -249,7 +249,7 @@ FencedFile fence_file(Export& exp, Handle& handle, const mds::DataFileMap& map,
 }
 
 void queue_recall(Export& exp, const mds::ObjectKey& key, std::uint64_t file, std::uint64_t opener,
-                  ExportLayouts& state) {
+                  ExportLayouts& state, bool rw_only = false) {
     if (exp.up_ops == nullptr || key.empty())
         return;
     auto task = std::make_unique<RecallTask>();
@@ -259,7 +259,7 @@ void queue_recall(Export& exp, const mds::ObjectKey& key, std::uint64_t file, st
     task->file = file;
     task->state = &state;
     RecallTask* raw = task.release();
-    const int rc = ff_layout_async_recall(exp.up_ops, key.data(), key.size(), true, opener,
+    const int rc = ff_layout_async_recall(exp.up_ops, key.data(), key.size(), true, rw_only, opener,
                                           recall_issued, raw);
     if (rc != 0) {
         bump(state.counters.recalls_failed);
@@ -379,6 +379,23 @@ void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_i
                  "%s file %" PRIu64 ": a mirror went stale, recalling the file's layouts",
                  exp.label().c_str(), file_id);
         queue_recall(exp, key, file_id, except_client, state);
+    } catch (const std::exception& e) {
+        LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": layout recall failed: %s", file_id,
+                e.what());
+    }
+}
+
+void recall_rw_layouts_for_resilver(Export& exp, const mds::ObjectKey& key,
+                                    std::uint64_t file_id) noexcept {
+    try {
+        ExportLayouts& state = exp.layouts();
+        if (state.grants.holders(file_id, 0, Iomode::ReadWrite).empty())
+            return;
+        LogEvent(COMPONENT_PNFS,
+                 "%s file %" PRIu64 ": a stale mirror waits to be resilvered, recalling the "
+                 "file's RW layouts",
+                 exp.label().c_str(), file_id);
+        queue_recall(exp, key, file_id, 0, state, true);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": layout recall failed: %s", file_id,
                 e.what());

@@ -64,6 +64,12 @@ void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd
 void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
                     std::uint64_t except_client) noexcept;
 
+// CB_LAYOUTRECALL of the file's RW layouts only (any holder): the resilverer has waited
+// on them (mds/resilver.hpp); READ layouts granted since the mark leave the stale mirror
+// out and stay. Nothing when no RW layout is out. Needs op_ctx's export.
+void recall_rw_layouts_for_resilver(Export& exp, const mds::ObjectKey& key,
+                                    std::uint64_t file_id) noexcept;
+
 // When the data path opens, before any client is served: fences every file the layout
 // store marks as under an RW layout of the previous instance (layout/rw_grant_marks.hpp),
 // then drops the marks. Data files whose SETATTR fails are retried in the background and

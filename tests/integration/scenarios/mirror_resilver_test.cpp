@@ -159,7 +159,7 @@ TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
 // resilverer recalls the layout once it has waited Resilver_Recall_After on it. The client
 // answers as one that has dropped the layout already (NFS4ERR_NOMATCHING_LAYOUT, what a
 // client that discarded it after a data-server error says), which returns it; the mirror
-// is then copied back with the file still open.
+// is then copied back with the file still open. Only RW layouts are recalled.
 TEST(MirrorResilver, AnRwLayoutKeptOutIsRecalledAndTheMirrorResilvered) {
     MdsSettings settings = fast_failures();
     settings.extra = "Resilver_Recall_After = 1000;";
@@ -186,6 +186,19 @@ TEST(MirrorResilver, AnRwLayoutKeptOutIsRecalledAndTheMirrorResilvered) {
     lt::OpenFile held = lt::open_path(*session, "/export1/kept", rw);
     ASSERT_EQ(lt::must_layoutget(*session, held.fh, held.stateid, LAYOUTIOMODE4_RW).mirrors.size(),
               1U);
+    // A reader's READ layout, granted after the mark, leaves the stale mirror out: the
+    // resilverer's recall is not for it.
+    auto reader = lt::Session::open(session_to(mds));
+    std::atomic<int> reader_recalls{0};
+    reader->set_callback_handler([&](const nfs_cb_argop4& op, nfs_cb_resop4&) -> nfsstat4 {
+        if (op.argop == NFS4_OP_CB_LAYOUTRECALL)
+            ++reader_recalls;
+        return NFS4ERR_NOMATCHING_LAYOUT;
+    });
+    lt::OpenFile reading = lt::open_path(*reader, "/export1/kept", {});
+    ASSERT_EQ(
+        lt::must_layoutget(*reader, reading.fh, reading.stateid, LAYOUTIOMODE4_READ).mirrors.size(),
+        1U);
     cluster.ds(away).start();
     ASSERT_TRUE(mds_logged_health(cluster, away, {"-> Up"}, mark, 30s));
 
@@ -197,7 +210,9 @@ TEST(MirrorResilver, AnRwLayoutKeptOutIsRecalledAndTheMirrorResilvered) {
                                  mark));
     EXPECT_EQ(read_whole(m.placed[0].path), m.bytes) << "the copy holds every byte";
     EXPECT_EQ(read_whole(m.placed[1].path), m.bytes);
+    EXPECT_EQ(reader_recalls.load(), 0) << "the reader's READ layout was recalled";
     lt::close_file(*session, held);
+    lt::close_file(*reader, reading);
 }
 
 TEST(MirrorResilver, StaleMarksSurviveAnMdsRestart) {
