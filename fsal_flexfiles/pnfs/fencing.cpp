@@ -369,37 +369,37 @@ void on_layout_ended(Export& exp, Handle& handle, const Grant& grant, SegmentEnd
     }
 }
 
-void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
-                    std::uint64_t except_client) noexcept {
+namespace {
+
+// Recalls the layouts of `iomode` (any when nullopt) that clients but `except_client` hold
+// on the file, saying `why` in the log; nothing when none is out.
+void recall_held(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
+                 std::uint64_t except_client, std::optional<Iomode> iomode,
+                 const char* why) noexcept {
     try {
         ExportLayouts& state = exp.layouts();
-        if (state.grants.holders(file_id, except_client, std::nullopt).empty())
+        if (state.grants.holders(file_id, except_client, iomode).empty())
             return;
-        LogEvent(COMPONENT_PNFS,
-                 "%s file %" PRIu64 ": a mirror went stale, recalling the file's layouts",
-                 exp.label().c_str(), file_id);
-        queue_recall(exp, key, file_id, except_client, state);
+        LogEvent(COMPONENT_PNFS, "%s file %" PRIu64 ": %s", exp.label().c_str(), file_id, why);
+        queue_recall(exp, key, file_id, except_client, state, iomode == Iomode::ReadWrite);
     } catch (const std::exception& e) {
         LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": layout recall failed: %s", file_id,
                 e.what());
     }
 }
 
+} // namespace
+
+void recall_layouts(Export& exp, const mds::ObjectKey& key, std::uint64_t file_id,
+                    std::uint64_t except_client) noexcept {
+    recall_held(exp, key, file_id, except_client, std::nullopt,
+                "a mirror went stale, recalling the file's layouts");
+}
+
 void recall_rw_layouts_for_resilver(Export& exp, const mds::ObjectKey& key,
                                     std::uint64_t file_id) noexcept {
-    try {
-        ExportLayouts& state = exp.layouts();
-        if (state.grants.holders(file_id, 0, Iomode::ReadWrite).empty())
-            return;
-        LogEvent(COMPONENT_PNFS,
-                 "%s file %" PRIu64 ": a stale mirror waits to be resilvered, recalling the "
-                 "file's RW layouts",
-                 exp.label().c_str(), file_id);
-        queue_recall(exp, key, file_id, 0, state, true);
-    } catch (const std::exception& e) {
-        LogCrit(COMPONENT_PNFS, "FLEXFILES file %" PRIu64 ": layout recall failed: %s", file_id,
-                e.what());
-    }
+    recall_held(exp, key, file_id, 0, Iomode::ReadWrite,
+                "a stale mirror waits to be resilvered, recalling the file's RW layouts");
 }
 
 void fence_previous_rw_layouts(Export& exp) noexcept {

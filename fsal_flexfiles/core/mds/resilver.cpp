@@ -165,13 +165,12 @@ ResilverOutcome Resilverer::resilver(const StaleMirror& mark, std::string* why) 
     const DataFile& target_df = map.files[mark.mirror];
     const std::string target_name = where(mark, target_df);
 
-    const auto id = std::make_pair(mark.file_id, mark.mirror);
     if (hooks_.rw_layout_outstanding && hooks_.rw_layout_outstanding(mark.file_id)) {
         reason = target_name + ": waiting for the file's RW layouts to be returned";
         recall_when_waited_long(mark, reason);
         return ResilverOutcome::waiting;
     }
-    rw_waits_.erase(id);
+    rw_waits_.erase({mark.file_id, mark.mirror});
     const std::optional<std::uint64_t> epoch = stale_.quiet_epoch(mark.file_id);
     if (!epoch) {
         reason = target_name + ": waiting for writes in flight";

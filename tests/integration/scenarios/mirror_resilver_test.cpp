@@ -67,6 +67,18 @@ lt::SessionOptions session_to(GaneshaServer& mds) {
     return o;
 }
 
+// Counts the CB_LAYOUTRECALLs the session gets and answers each with `answer` (NFS4_OK
+// keeps the layout, NFS4ERR_NOMATCHING_LAYOUT returns it); other callbacks are refused.
+void count_layout_recalls(lt::Session& session, std::atomic<int>& recalls, nfsstat4 answer) {
+    session.set_callback_handler(
+        [&recalls, answer](const nfs_cb_argop4& op, nfs_cb_resop4&) -> nfsstat4 {
+            if (op.argop != NFS4_OP_CB_LAYOUTRECALL)
+                return NFS4ERR_NOTSUPP;
+            ++recalls;
+            return answer;
+        });
+}
+
 } // namespace
 
 // The whole life of a stale mirror. Layouts granted before it went stale are recalled.
@@ -86,12 +98,7 @@ TEST(MirrorResilver, AStaleMirrorIsNotReadNorHandedOutAndIsCopiedBackWhenFree) {
     const unsigned away = m.placed[0].ds;
     auto session = lt::Session::open(session_to(mds));
     std::atomic<int> recalls{0};
-    session->set_callback_handler([&](const nfs_cb_argop4& op, nfs_cb_resop4&) -> nfsstat4 {
-        if (op.argop != NFS4_OP_CB_LAYOUTRECALL)
-            return NFS4ERR_NOTSUPP;
-        ++recalls;
-        return NFS4_OK;
-    });
+    count_layout_recalls(*session, recalls, NFS4_OK);
     lt::OpenFile before = lt::open_path(*session, "/export1/resilvered", {});
     const lt::Layout both =
         lt::must_layoutget(*session, before.fh, before.stateid, LAYOUTIOMODE4_READ);
@@ -171,12 +178,7 @@ TEST(MirrorResilver, AnRwLayoutKeptOutIsRecalledAndTheMirrorResilvered) {
     const unsigned away = m.placed[0].ds;
     auto session = lt::Session::open(session_to(mds));
     std::atomic<int> recalls{0};
-    session->set_callback_handler([&](const nfs_cb_argop4& op, nfs_cb_resop4&) -> nfsstat4 {
-        if (op.argop != NFS4_OP_CB_LAYOUTRECALL)
-            return NFS4ERR_NOTSUPP;
-        ++recalls;
-        return NFS4ERR_NOMATCHING_LAYOUT;
-    });
+    count_layout_recalls(*session, recalls, NFS4ERR_NOMATCHING_LAYOUT);
 
     const std::size_t mark = mds.log_offset();
     cluster.ds(away).stop();
@@ -190,11 +192,7 @@ TEST(MirrorResilver, AnRwLayoutKeptOutIsRecalledAndTheMirrorResilvered) {
     // resilverer's recall is not for it.
     auto reader = lt::Session::open(session_to(mds));
     std::atomic<int> reader_recalls{0};
-    reader->set_callback_handler([&](const nfs_cb_argop4& op, nfs_cb_resop4&) -> nfsstat4 {
-        if (op.argop == NFS4_OP_CB_LAYOUTRECALL)
-            ++reader_recalls;
-        return NFS4ERR_NOMATCHING_LAYOUT;
-    });
+    count_layout_recalls(*reader, reader_recalls, NFS4ERR_NOMATCHING_LAYOUT);
     lt::OpenFile reading = lt::open_path(*reader, "/export1/kept", {});
     ASSERT_EQ(
         lt::must_layoutget(*reader, reading.fh, reading.stateid, LAYOUTIOMODE4_READ).mirrors.size(),

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <unistd.h>
 
@@ -35,15 +36,33 @@ DataFileMap two_mirrors() {
     return map;
 }
 
+// A layout store in a fresh directory holding file 77 (two mirrors) with mirror 0 marked
+// stale; the directory goes with it.
+struct MarkedStore {
+    explicit MarkedStore(const std::string& name)
+        : dir(fs::temp_directory_path() / (name + "-" + std::to_string(getpid()))),
+          store(open_fresh(dir)), stale(*store) {
+        assert_true(store->put(kKey, two_mirrors()).ok());
+        assert_true(stale.mark(kKey, 77, 2, {0}, "WRITE failed").ok());
+    }
+    ~MarkedStore() { fs::remove_all(dir); }
+
+    static std::unique_ptr<LayoutStore> open_fresh(const fs::path& dir) {
+        fs::remove_all(dir);
+        auto opened = LayoutStore::open((dir / "layouts.db").string());
+        assert_true(opened.ok());
+        return std::move(opened.value);
+    }
+
+    fs::path dir;
+    std::unique_ptr<LayoutStore> store;
+    StaleMirrors stale;
+};
+
 void test_waits_and_says_why(void**) {
-    const fs::path dir = fs::temp_directory_path() / ("ff-resilver-" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    auto opened = LayoutStore::open((dir / "layouts.db").string());
-    assert_true(opened.ok());
-    LayoutStore& store = *opened.value;
-    assert_true(store.put(kKey, two_mirrors()).ok());
-    StaleMirrors stale(store);
-    assert_true(stale.mark(kKey, 77, 2, {0}, "WRITE failed").ok());
+    MarkedStore marked("ff-resilver");
+    LayoutStore& store = *marked.store;
+    StaleMirrors& stale = marked.stale;
 
     fleet::Fleet fleet;
     assert_true(fleet.add(offline_fleet::offline_config(1)).ok());
@@ -107,21 +126,14 @@ void test_waits_and_says_why(void**) {
         assert_non_null(std::strstr(logged[0].c_str(), "to be Up"));
     }
     assert_int_equal(stale.count(), 1);
-    fs::remove_all(dir);
 }
 
 // RW layouts waited on for recall_after are recalled, then again every recall_after while
 // they stay out; the wait starts over once none is out.
 void test_recalls_rw_layouts_it_waits_on(void**) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("ff-resilver-recall-" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    auto opened = LayoutStore::open((dir / "layouts.db").string());
-    assert_true(opened.ok());
-    LayoutStore& store = *opened.value;
-    assert_true(store.put(kKey, two_mirrors()).ok());
-    StaleMirrors stale(store);
-    assert_true(stale.mark(kKey, 77, 2, {0}, "WRITE failed").ok());
+    MarkedStore marked("ff-resilver-recall");
+    LayoutStore& store = *marked.store;
+    StaleMirrors& stale = marked.stale;
     fleet::Fleet fleet;
 
     bool rw_out = true;
@@ -160,7 +172,6 @@ void test_recalls_rw_layouts_it_waits_on(void**) {
     rw_out = true;
     assert_int_equal(static_cast<int>(resilver.resilver(mark, &why)), waiting);
     assert_int_equal(recalled.size(), 2);
-    fs::remove_all(dir);
 }
 
 } // namespace
